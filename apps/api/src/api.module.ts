@@ -1,0 +1,31 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
+import { BootstrapDefaultAccountUseCase } from '@hearth/app';
+import { PlatformModule, type PlatformResources } from '@hearth/platform';
+import { AuthGuard } from './http/auth.guard';
+import { EnvelopeInterceptor } from './http/envelope';
+import { HttpExceptionFilter } from './http/http-exception.filter';
+import { HealthController } from './health/health.controller';
+
+/**
+ * The API tier. Feature modules are listed in FEATURE_MODULES; each owns its controllers and the
+ * use cases they call.
+ */
+const FEATURE_MODULES: DynamicModule['imports'] = [];
+
+@Module({})
+export class ApiModule {
+  static register(resources: PlatformResources): DynamicModule {
+    return {
+      module: ApiModule,
+      imports: [PlatformModule.register(resources), ...(FEATURE_MODULES ?? [])],
+      controllers: [HealthController],
+      providers: [
+        BootstrapDefaultAccountUseCase,
+        { provide: APP_GUARD, useClass: AuthGuard },
+        { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
+        { provide: APP_FILTER, useClass: HttpExceptionFilter },
+      ],
+    };
+  }
+}

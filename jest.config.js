@@ -1,0 +1,23 @@
+/** Three kinds of tests (ARCHITECTURE.md "Tests"): pure specs next to the code, integration and e2e under test/. */
+const moduleNameMapper = {
+  '^@hearth/(domain|persistence|permissions|platform|app)$': '<rootDir>/libs/$1/src/index.ts',
+  '^@hearth/(domain|persistence|permissions|platform|app)/(.*)$': '<rootDir>/libs/$1/src/$2',
+};
+const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json', diagnostics: { warnOnly: false } }] };
+const common = { testEnvironment: 'node', rootDir: '.', moduleFileExtensions: ['ts', 'js', 'json'], transform, moduleNameMapper };
+
+module.exports = {
+  projects: [
+    { ...common, displayName: 'unit', roots: ['<rootDir>/apps', '<rootDir>/libs'], testRegex: '.*\\.spec\\.ts$' },
+    {
+      ...common,
+      displayName: 'integration',
+      roots: ['<rootDir>/test'],
+      testRegex: 'test/(integration|e2e)/.*\\.test\\.ts$',
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+      testTimeout: 60000,
+    },
+  ],
+  maxWorkers: 2,
+};

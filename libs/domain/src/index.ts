@@ -1,0 +1,3 @@
+export * from './errors';
+export * from './ids';
+export * from './api-keys';

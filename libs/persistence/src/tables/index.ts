@@ -1,0 +1,30 @@
+import type {
+  AccountsTable,
+  ApiKeysTable,
+  ClientsTable,
+  JobsTable,
+  OperationLogsTable,
+  ProjectEventCountersTable,
+  ProjectEventsTable,
+  ProjectMembersTable,
+  ProjectsTable,
+  SessionsTable,
+  WorkspacesTable,
+} from './core.table';
+
+export * from './core.table';
+
+/** Every table of the Hearth database, as kysely sees it. Later features add their tables here. */
+export interface Database {
+  accounts: AccountsTable;
+  clients: ClientsTable;
+  api_keys: ApiKeysTable;
+  workspaces: WorkspacesTable;
+  projects: ProjectsTable;
+  project_members: ProjectMembersTable;
+  sessions: SessionsTable;
+  project_event_counters: ProjectEventCountersTable;
+  project_events: ProjectEventsTable;
+  operation_logs: OperationLogsTable;
+  jobs: JobsTable;
+}

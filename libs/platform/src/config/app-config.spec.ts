@@ -1,0 +1,92 @@
+import { ConfigError, loadConfig } from './app-config';
+
+describe('loadConfig', () => {
+  it('applies the CONTRACT.md defaults to an empty environment', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      port: 3000,
+      host: '127.0.0.1',
+      databaseUrl: null,
+      redisUrl: null,
+      bootstrapAdminApiKey: null,
+      secretsMasterKey: null,
+      accountMode: 'single',
+      allowPrivateBaseUrl: false,
+      enableAgentRuntimeWorker: false,
+      enableRuntimeMaintenance: false,
+      enableTemporaryConversationCleanup: true,
+      temporaryConversationCleanupGraceMs: 0,
+      chatImportMaxBytes: 5_000_000,
+      chatExportSyncMaxMessages: 2000,
+      chatExportArtifactTtlMs: 86_400_000,
+      llm: { provider: null, model: null, baseUrl: null, apiKey: null },
+    });
+  });
+
+  it('reads every variable', () => {
+    const key = Buffer.alloc(32, 7).toString('base64');
+    const config = loadConfig({
+      PORT: '8080',
+      HOST: '0.0.0.0',
+      DATABASE_URL: 'postgres://u@h/db',
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      BOOTSTRAP_ADMIN_API_KEY: 'bootstrap-key-0123456789',
+      APP_SECRETS_MASTER_KEY: key,
+      ACCOUNT_MODE: 'multi',
+      ALLOW_PRIVATE_BASE_URL: 'true',
+      ENABLE_AGENT_RUNTIME_WORKER: 'true',
+      ENABLE_RUNTIME_MAINTENANCE: '1',
+      ENABLE_TEMPORARY_CONVERSATION_CLEANUP: 'false',
+      TEMPORARY_CONVERSATION_CLEANUP_GRACE_MS: '500',
+      CHAT_IMPORT_MAX_BYTES: '100',
+      CHAT_EXPORT_SYNC_MAX_MESSAGES: '10',
+      CHAT_EXPORT_ARTIFACT_TTL_MS: '1000',
+      LLM_PROVIDER: 'anthropic',
+      LLM_MODEL: 'claude',
+      LLM_BASE_URL: 'http://127.0.0.1:9999',
+      LLM_API_KEY: 'sk',
+    });
+    expect(config.port).toBe(8080);
+    expect(config.secretsMasterKey?.equals(Buffer.alloc(32, 7))).toBe(true);
+    expect(config.accountMode).toBe('multi');
+    expect(config.enableRuntimeMaintenance).toBe(true);
+    expect(config.enableTemporaryConversationCleanup).toBe(false);
+    expect(config.llm).toEqual({ provider: 'anthropic', model: 'claude', baseUrl: 'http://127.0.0.1:9999', apiKey: 'sk' });
+  });
+
+  it('names every bad variable at once', () => {
+    let error: unknown;
+    try {
+      loadConfig({
+        PORT: 'eighty',
+        ACCOUNT_MODE: 'many',
+        APP_SECRETS_MASTER_KEY: 'short',
+        ALLOW_PRIVATE_BASE_URL: 'maybe',
+        DATABASE_URL: 'mysql://x',
+        LLM_PROVIDER: 'nope',
+        CHAT_IMPORT_MAX_BYTES: '0',
+      });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const message = (error as ConfigError).message;
+    for (const name of [
+      'PORT',
+      'ACCOUNT_MODE',
+      'APP_SECRETS_MASTER_KEY',
+      'ALLOW_PRIVATE_BASE_URL',
+      'DATABASE_URL',
+      'LLM_PROVIDER',
+      'CHAT_IMPORT_MAX_BYTES',
+    ]) {
+      expect(message).toContain(name);
+    }
+    expect((error as ConfigError).problems).toHaveLength(7);
+  });
+
+  it('uses the host default given by the entry point', () => {
+    expect(loadConfig({}, { host: '0.0.0.0' }).host).toBe('0.0.0.0');
+    expect(loadConfig({ HOST: '::1' }, { host: '0.0.0.0' }).host).toBe('::1');
+  });
+});

@@ -1,0 +1,162 @@
+/**
+ * The validated configuration of a Hearth process. `loadConfig` is the only reader of
+ * `process.env` (ARCHITECTURE.md rule 8); everything else receives an `AppConfig`.
+ */
+export type AccountMode = 'single' | 'multi';
+
+export interface AppConfig {
+  port: number;
+  host: string;
+  /** null: embedded Postgres (PGlite) in `dataDir`. */
+  databaseUrl: string | null;
+  /** null: in-process queues and event fan-out. */
+  redisUrl: string | null;
+  dataDir: string;
+  bootstrapAdminApiKey: string | null;
+  /** 32 raw bytes, or null when saving secrets is unavailable. */
+  secretsMasterKey: Buffer | null;
+  accountMode: AccountMode;
+  allowPrivateBaseUrl: boolean;
+  enableAgentRuntimeWorker: boolean;
+  enableRuntimeMaintenance: boolean;
+  enableTemporaryConversationCleanup: boolean;
+  temporaryConversationCleanupGraceMs: number;
+  chatImportMaxBytes: number;
+  chatExportSyncMaxMessages: number;
+  chatExportArtifactTtlMs: number;
+  llm: { provider: string | null; model: string | null; baseUrl: string | null; apiKey: string | null };
+  dbMigrateOnStart: boolean;
+  logLevel: LogLevel;
+  /** Largest JSON body the HTTP parser accepts; per-route limits are checked again below it. */
+  bodyLimitBytes: number;
+  /** Interval of the SSE heartbeat comment (spec 1: 15 s). */
+  sseHeartbeatMs: number;
+  /** Interval of the job reconciler and maintenance scan. */
+  maintenanceIntervalMs: number;
+}
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export const LLM_PROVIDERS = ['openai', 'deepseek', 'xai', 'openai-compatible', 'anthropic', 'google'] as const;
+
+type Env = Record<string, string | undefined>;
+
+export interface ConfigDefaults {
+  /** `npm start` listens on 127.0.0.1, the image on 0.0.0.0. */
+  host?: string;
+}
+
+export function loadConfig(env: Env, defaults: ConfigDefaults = {}): AppConfig {
+  const problems: string[] = [];
+  const read = (name: string): string | undefined => {
+    const value = env[name];
+    return value === undefined || value.trim() === '' ? undefined : value.trim();
+  };
+
+  const int = (name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number => {
+    const raw = read(name);
+    if (raw === undefined) return fallback;
+    if (!/^-?\d+$/.test(raw)) {
+      problems.push(`${name} must be an integer, got "${raw}"`);
+      return fallback;
+    }
+    const value = Number(raw);
+    if (value < min || value > max) {
+      problems.push(`${name} must be between ${min} and ${max}, got ${value}`);
+      return fallback;
+    }
+    return value;
+  };
+
+  const bool = (name: string, fallback: boolean): boolean => {
+    const raw = read(name);
+    if (raw === undefined) return fallback;
+    const lower = raw.toLowerCase();
+    if (['true', '1', 'yes'].includes(lower)) return true;
+    if (['false', '0', 'no'].includes(lower)) return false;
+    problems.push(`${name} must be true or false, got "${raw}"`);
+    return fallback;
+  };
+
+  const oneOf = <T extends string>(name: string, allowed: readonly T[], fallback: T | null): T | null => {
+    const raw = read(name);
+    if (raw === undefined) return fallback;
+    if (!(allowed as readonly string[]).includes(raw)) {
+      problems.push(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
+      return fallback;
+    }
+    return raw as T;
+  };
+
+  const url = (name: string, protocols: string[]): string | null => {
+    const raw = read(name);
+    if (raw === undefined) return null;
+    try {
+      const parsed = new URL(raw);
+      if (!protocols.includes(parsed.protocol)) {
+        problems.push(`${name} must use ${protocols.join(' or ')}, got "${parsed.protocol}"`);
+      }
+    } catch {
+      problems.push(`${name} is not a valid URL`);
+    }
+    return raw;
+  };
+
+  let secretsMasterKey: Buffer | null = null;
+  const masterKey = read('APP_SECRETS_MASTER_KEY');
+  if (masterKey !== undefined) {
+    const decoded = /^[A-Za-z0-9+/_-]+={0,2}$/.test(masterKey) ? Buffer.from(masterKey, 'base64') : null;
+    if (!decoded || decoded.length !== 32) {
+      problems.push('APP_SECRETS_MASTER_KEY must be 32 bytes encoded as base64 (44 characters)');
+    } else {
+      secretsMasterKey = decoded;
+    }
+  }
+
+  const bootstrapKey = read('BOOTSTRAP_ADMIN_API_KEY') ?? null;
+  if (bootstrapKey !== null && bootstrapKey.length < 16) {
+    problems.push('BOOTSTRAP_ADMIN_API_KEY must be at least 16 characters');
+  }
+
+  const host = read('HOST') ?? defaults.host ?? '127.0.0.1';
+
+  const config: AppConfig = {
+    port: int('PORT', 3000, 0, 65535),
+    host,
+    databaseUrl: url('DATABASE_URL', ['postgres:', 'postgresql:']),
+    redisUrl: url('REDIS_URL', ['redis:', 'rediss:']),
+    dataDir: read('HEARTH_DATA_DIR') ?? './data',
+    bootstrapAdminApiKey: bootstrapKey,
+    secretsMasterKey,
+    accountMode: oneOf('ACCOUNT_MODE', ['single', 'multi'] as const, 'single') ?? 'single',
+    allowPrivateBaseUrl: bool('ALLOW_PRIVATE_BASE_URL', false),
+    enableAgentRuntimeWorker: bool('ENABLE_AGENT_RUNTIME_WORKER', false),
+    enableRuntimeMaintenance: bool('ENABLE_RUNTIME_MAINTENANCE', false),
+    enableTemporaryConversationCleanup: bool('ENABLE_TEMPORARY_CONVERSATION_CLEANUP', true),
+    temporaryConversationCleanupGraceMs: int('TEMPORARY_CONVERSATION_CLEANUP_GRACE_MS', 0, 0),
+    chatImportMaxBytes: int('CHAT_IMPORT_MAX_BYTES', 5_000_000, 1),
+    chatExportSyncMaxMessages: int('CHAT_EXPORT_SYNC_MAX_MESSAGES', 2000, 1),
+    chatExportArtifactTtlMs: int('CHAT_EXPORT_ARTIFACT_TTL_MS', 86_400_000, 1),
+    llm: {
+      provider: oneOf('LLM_PROVIDER', LLM_PROVIDERS, null),
+      model: read('LLM_MODEL') ?? null,
+      baseUrl: url('LLM_BASE_URL', ['http:', 'https:']),
+      apiKey: read('LLM_API_KEY') ?? null,
+    },
+    dbMigrateOnStart: bool('DB_MIGRATE_ON_START', false),
+    logLevel: oneOf('LOG_LEVEL', ['debug', 'info', 'warn', 'error', 'silent'] as const, 'info') ?? 'info',
+    bodyLimitBytes: int('HTTP_BODY_LIMIT_BYTES', 10 * 1024 * 1024, 1024),
+    sseHeartbeatMs: int('SSE_HEARTBEAT_MS', 15_000, 10),
+    maintenanceIntervalMs: int('MAINTENANCE_INTERVAL_MS', 30_000, 10),
+  };
+
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}

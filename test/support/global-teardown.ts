@@ -1,0 +1,9 @@
+import { withAdminClient } from './postgres-admin';
+
+export default async function globalTeardown(): Promise<void> {
+  const template = process.env.HEARTH_TEST_TEMPLATE_DB;
+  if (!template) return;
+  await withAdminClient(async (client) => {
+    await client.query(`DROP DATABASE IF EXISTS ${template} WITH (FORCE)`);
+  });
+}
