@@ -1,6 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
-import { BootstrapDefaultAccountUseCase } from '@hearth/app';
+import { CoreAppModule } from '@hearth/app';
 import { PlatformModule, type PlatformResources } from '@hearth/platform';
 import { AuthGuard } from './http/auth.guard';
 import { EnvelopeInterceptor } from './http/envelope';
@@ -11,17 +11,18 @@ import { HealthController } from './health/health.controller';
  * The API tier. Feature modules are listed in FEATURE_MODULES; each owns its controllers and the
  * use cases they call.
  */
-const FEATURE_MODULES: DynamicModule['imports'] = [];
+const FEATURE_MODULES: NonNullable<DynamicModule['imports']> = [
+  // feature modules, one per line
+];
 
 @Module({})
 export class ApiModule {
   static register(resources: PlatformResources): DynamicModule {
     return {
       module: ApiModule,
-      imports: [PlatformModule.register(resources), ...(FEATURE_MODULES ?? [])],
+      imports: [PlatformModule.register(resources), CoreAppModule, ...FEATURE_MODULES],
       controllers: [HealthController],
       providers: [
-        BootstrapDefaultAccountUseCase,
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
         { provide: APP_FILTER, useClass: HttpExceptionFilter },

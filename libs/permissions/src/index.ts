@@ -1,1 +1,3 @@
 export * from './actor';
+export * from './capabilities';
+export * from './project-access';

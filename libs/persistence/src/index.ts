@@ -6,3 +6,6 @@ export * from './credentials.repository';
 export * from './accounts.repository';
 export * from './locks.repository';
 export * from './health.repository';
+export * from './projects.repository';
+export * from './operation-logs.repository';
+export * from './project-events.repository';

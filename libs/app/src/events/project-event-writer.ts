@@ -1,0 +1,70 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { ID_PREFIX, newId } from '@hearth/domain';
+import type { Actor } from '@hearth/permissions';
+import { projectEventsRepository, type ProjectEventRow, type UnitOfWork } from '@hearth/persistence';
+import { EVENT_BUS, type EventBus, LOGGER, type JsonLogger } from '@hearth/platform';
+
+/** The Redis channel that wakes the SSE streams of one Project. The message is the new sequence. */
+export const projectEventsChannel = (projectId: string) => `hearth:project-events:${projectId}`;
+
+export interface ProjectEventInput {
+  project: { id: string; workspace_id: string };
+  type: string;
+  visibility?: 'project' | 'owner' | 'internal';
+  source?: 'api' | 'runtime_job' | 'migration' | 'system';
+  actor?: Actor | null;
+  session_id?: string | null;
+  branch_id?: string | null;
+  floor_id?: string | null;
+  page_id?: string | null;
+  message_id?: string | null;
+  operation_log_id?: string | null;
+  correlation_id?: string | null;
+  causation_event_id?: string | null;
+  /** A summary, never a full body. */
+  payload: Record<string, unknown>;
+}
+
+/**
+ * Writes Project events inside the caller's transaction and, once it commits, publishes a wake-up
+ * on the bus. A failed publish is logged and never undoes the write: readers catch up from the log.
+ */
+@Injectable()
+export class ProjectEventWriter {
+  constructor(
+    @Inject(EVENT_BUS) private readonly bus: EventBus,
+    @Inject(LOGGER) private readonly logger: JsonLogger,
+  ) {}
+
+  async record(uow: UnitOfWork, input: ProjectEventInput): Promise<ProjectEventRow> {
+    const event = await projectEventsRepository.append(uow.tx, {
+      id: newId(ID_PREFIX.event),
+      workspace_id: input.project.workspace_id,
+      project_id: input.project.id,
+      type: input.type,
+      visibility: input.visibility ?? 'project',
+      source: input.source ?? 'api',
+      actor_account_id: input.actor?.accountId ?? null,
+      actor_client_id: input.actor?.clientId ?? null,
+      session_id: input.session_id ?? null,
+      branch_id: input.branch_id ?? null,
+      floor_id: input.floor_id ?? null,
+      page_id: input.page_id ?? null,
+      message_id: input.message_id ?? null,
+      operation_log_id: input.operation_log_id ?? null,
+      correlation_id: input.correlation_id ?? null,
+      causation_event_id: input.causation_event_id ?? null,
+      payload: JSON.stringify(input.payload),
+      created_at: Date.now(),
+    });
+    uow.afterCommit(() =>
+      this.bus.publish(projectEventsChannel(event.project_id), String(event.sequence)).catch((error) =>
+        this.logger.warn(
+          { msg: 'event wake-up publish failed; readers will catch up', project_id: event.project_id, error: String(error) },
+          'ProjectEventWriter',
+        ),
+      ),
+    );
+    return event;
+  }
+}

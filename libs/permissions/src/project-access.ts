@@ -1,0 +1,47 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DomainError } from '@hearth/domain';
+import { projectsRepository, type Executor, type ProjectRow } from '@hearth/persistence';
+import { DB } from '@hearth/platform';
+import type { Actor } from './actor';
+import { roleAllows, type ProjectCapability, type ProjectRole } from './capabilities';
+
+export interface ProjectGrant {
+  project: ProjectRow;
+  role: ProjectRole;
+}
+
+/**
+ * The one gate of every Project route: resolves the caller's role and checks the capability.
+ * Non-members (including other accounts) get 404 `project_not_found`, so existence is not revealed;
+ * members whose role lacks the capability get 403 `project_access_denied`.
+ */
+@Injectable()
+export class ProjectAccess {
+  constructor(@Inject(DB) private readonly db: Executor) {}
+
+  /** The caller's role, or null for a non-member. The default Client owns its account's Projects. */
+  async roleOf(actor: Actor, project: ProjectRow, db: Executor = this.db): Promise<ProjectRole | null> {
+    if (project.account_id === actor.accountId && actor.clientIsDefault) return 'owner';
+    return (await projectsRepository.findActiveMemberRole(db, project.id, actor)) ?? null;
+  }
+
+  async require(
+    actor: Actor,
+    projectId: string,
+    capability: ProjectCapability,
+    options: { db?: Executor; deniedCode?: string } = {},
+  ): Promise<ProjectGrant> {
+    const db = options.db ?? this.db;
+    const project = await projectsRepository.findProject(db, projectId);
+    const role = project ? await this.roleOf(actor, project, db) : null;
+    if (!project || !role) throw new DomainError('project_not_found', 404, 'Project not found');
+    if (!roleAllows(role, capability)) {
+      throw new DomainError(
+        options.deniedCode ?? 'project_access_denied',
+        403,
+        `The ${role} role does not allow ${capability}`,
+      );
+    }
+    return { project, role };
+  }
+}
