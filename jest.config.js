@@ -3,21 +3,35 @@ const moduleNameMapper = {
   '^@hearth/(domain|persistence|permissions|platform|app)$': '<rootDir>/libs/$1/src/index.ts',
   '^@hearth/(domain|persistence|permissions|platform|app)/(.*)$': '<rootDir>/libs/$1/src/$2',
 };
-const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json', diagnostics: { warnOnly: false } }] };
-const common = { testEnvironment: 'node', rootDir: '.', moduleFileExtensions: ['ts', 'js', 'json'], transform, moduleNameMapper };
+const transform = {
+  '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json', diagnostics: { warnOnly: false } }],
+};
+const common = {
+  testEnvironment: 'node',
+  rootDir: '.',
+  moduleFileExtensions: ['ts', 'js', 'json'],
+  transform,
+  moduleNameMapper,
+};
 
 module.exports = {
   projects: [
-    { ...common, displayName: 'unit', roots: ['<rootDir>/apps', '<rootDir>/libs'], testRegex: '.*\\.spec\\.ts$' },
+    {
+      ...common,
+      displayName: 'unit',
+      roots: ['<rootDir>/apps', '<rootDir>/libs'],
+      testRegex: '.*\\.spec\\.ts$',
+    },
     {
       ...common,
       displayName: 'integration',
       roots: ['<rootDir>/test'],
-      testRegex: 'test/(integration|e2e)/.*\\.test\\.ts$',
+      testRegex: 'test/(integration|e2e|fault)/.*\\.test\\.ts$',
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
-      testTimeout: 60000,
     },
   ],
   maxWorkers: 2,
+  // Top level: a per-project testTimeout is ignored when several projects run (jest #9759).
+  testTimeout: 60000,
 };

@@ -74,3 +74,22 @@ describe('HTTP basics', () => {
     expect(given.headers['x-request-id']).toBe('trace-123');
   });
 });
+
+describe('database failures', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('answers a NUL character in text with 400 validation_error, not 500', async () => {
+    const res = await t.http
+      .post('/sessions')
+      .set('x-api-key', ADMIN_KEY)
+      .send({ title: 'bad \u0000 title' })
+      .expect(400);
+    expect(res.body.error.code).toBe('validation_error');
+  });
+});

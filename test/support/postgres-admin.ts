@@ -10,7 +10,10 @@ export function databaseUrl(name: string, base = ADMIN_URL): string {
   return url.toString();
 }
 
-export async function withAdminClient<T>(fn: (client: pg.Client) => Promise<T>, base = ADMIN_URL): Promise<T> {
+export async function withAdminClient<T>(
+  fn: (client: pg.Client) => Promise<T>,
+  base = ADMIN_URL,
+): Promise<T> {
   const client = new pg.Client({ connectionString: base });
   await client.connect();
   try {

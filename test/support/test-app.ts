@@ -1,7 +1,14 @@
+import { randomBytes } from 'node:crypto';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
 import { BootstrapDefaultAccountUseCase } from '@hearth/app';
-import { type AppConfig, JsonLogger, loadConfig, openPlatformResources, type PlatformResources } from '@hearth/platform';
+import {
+  type AppConfig,
+  JsonLogger,
+  loadConfig,
+  openPlatformResources,
+  type PlatformResources,
+} from '@hearth/platform';
 import { createApiApp } from '../../apps/api/src/create-api-app';
 import { REDIS_URL } from './postgres-admin';
 import { createTestDatabase, type TestDatabase } from './test-database';
@@ -45,6 +52,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     HOST: '127.0.0.1',
     BOOTSTRAP_ADMIN_API_KEY: ADMIN_KEY,
     LOG_LEVEL: 'warn',
+    // Each app its own queue namespace, so no suite's jobs reach another suite's workers.
+    QUEUE_PREFIX: `hearth_t_${randomBytes(4).toString('hex')}`,
     ...(database ? { DATABASE_URL: database.url } : {}),
     ...(useRedis ? { REDIS_URL } : {}),
     ...(embedded ? { HEARTH_DATA_DIR: 'memory://' } : {}),

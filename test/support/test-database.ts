@@ -10,7 +10,8 @@ export interface TestDatabase {
 /** A fresh, migrated database of its own for one suite, cloned from the run's template. */
 export async function createTestDatabase(): Promise<TestDatabase> {
   const template = process.env.HEARTH_TEST_TEMPLATE_DB;
-  if (!template) throw new Error('HEARTH_TEST_TEMPLATE_DB is not set: run the tests through jest (global setup)');
+  if (!template)
+    throw new Error('HEARTH_TEST_TEMPLATE_DB is not set: run the tests through jest (global setup)');
   const name = `hearth_t_${randomBytes(5).toString('hex')}`;
   // Cloning needs the template to have no other connection; retry briefly when two suites clone at once.
   for (let attempt = 0; ; attempt++) {
@@ -25,6 +26,9 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   return {
     name,
     url: databaseUrl(name),
-    drop: () => withAdminClient((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
+    drop: () =>
+      withAdminClient((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(
+        () => undefined,
+      ),
   };
 }

@@ -6,6 +6,15 @@ import { AuthGuard } from './http/auth.guard';
 import { EnvelopeInterceptor } from './http/envelope';
 import { HttpExceptionFilter } from './http/http-exception.filter';
 import { HealthController } from './health/health.controller';
+import { MembersModule } from './members/members.module';
+import { DerivedOutputsModule } from './derived-outputs/derived-outputs.module';
+import { InboxModule } from './inbox/inbox.module';
+import { ProjectsModule } from './projects/projects.module';
+import { SessionsModule } from './sessions/sessions.module';
+import { AccountsModule } from './accounts/accounts.module';
+import { ClientsModule } from './clients/clients.module';
+import { OperationLogsModule } from './operation-logs/operation-logs.module';
+import { EventsModule } from './events/events.module';
 
 /**
  * The API tier. Feature modules are listed in FEATURE_MODULES; each owns its controllers and the
@@ -13,6 +22,15 @@ import { HealthController } from './health/health.controller';
  */
 const FEATURE_MODULES: NonNullable<DynamicModule['imports']> = [
   // feature modules, one per line
+  MembersModule,
+  DerivedOutputsModule,
+  InboxModule,
+  ProjectsModule,
+  SessionsModule,
+  AccountsModule,
+  ClientsModule,
+  OperationLogsModule,
+  EventsModule,
 ];
 
 @Module({})

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { BootstrapDefaultAccountUseCase } from '@hearth/app';
 import { ConfigError, loadConfig, openPlatformResources } from '@hearth/platform';
+import { startWorker } from '../../worker/src/worker-runtime';
 import { createApiApp } from './create-api-app';
 
 /**
@@ -24,6 +25,8 @@ async function main() {
   const { logger } = resources;
   const app = await createApiApp(resources);
   const bootstrap = await app.get(BootstrapDefaultAccountUseCase).execute();
+  // --all-in-one: the worker's consumers in this process, on the same resources (and in-process queue).
+  const worker = allInOne ? await startWorker(resources, { selfCheck: true }) : null;
 
   await app.listen(config.port, config.host);
   const address = app.getHttpServer().address();
@@ -35,6 +38,7 @@ async function main() {
     mode: allInOne ? 'all-in-one' : 'api',
     database: resources.database.kind,
     event_bus: resources.eventBus.kind,
+    job_queue: resources.jobQueue.kind,
   });
   if (bootstrap.generatedApiKey) {
     // Shown once: only its hash is stored.
@@ -51,6 +55,7 @@ async function main() {
     const timer = setTimeout(() => process.exit(1), 15_000);
     timer.unref();
     await app.close();
+    await worker?.close();
     await resources.close();
     process.exit(0);
   };
@@ -59,6 +64,8 @@ async function main() {
 }
 
 main().catch((error) => {
-  process.stderr.write(`Hearth failed to start: ${error instanceof Error ? (error.stack ?? error.message) : error}\n`);
+  process.stderr.write(
+    `Hearth failed to start: ${error instanceof Error ? (error.stack ?? error.message) : error}\n`,
+  );
   process.exit(1);
 });

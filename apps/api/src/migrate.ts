@@ -13,12 +13,18 @@ async function main() {
     }
     throw error;
   }
-  const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, applicationName: 'hearth-migrate' });
+  const database = await openDatabase({
+    url: config.databaseUrl,
+    dataDir: config.dataDir,
+    applicationName: 'hearth-migrate',
+  });
   try {
     const results = await migrateToLatest(database.db);
     const applied = results.filter((r) => r.status === 'Success').map((r) => r.migrationName);
     process.stdout.write(
-      applied.length ? `Applied ${applied.length} migration(s): ${applied.join(', ')}\n` : 'Database is up to date\n',
+      applied.length
+        ? `Applied ${applied.length} migration(s): ${applied.join(', ')}\n`
+        : 'Database is up to date\n',
     );
   } finally {
     await database.close();

@@ -14,7 +14,8 @@ export class DomainError extends Error {
   }
 }
 
-export const notFound = (code = 'not_found', message = 'Resource not found') => new DomainError(code, 404, message);
+export const notFound = (code = 'not_found', message = 'Resource not found') =>
+  new DomainError(code, 404, message);
 
 export const validationError = (message: string, details?: unknown) =>
   new DomainError('validation_error', 400, message, details);

@@ -23,6 +23,7 @@ export const ID_PREFIX = {
   operationGroup: 'opgrp',
   job: 'job',
   derivedOutput: 'dout',
+  inboxEntry: 'inbox',
   request: 'req',
 } as const;
 

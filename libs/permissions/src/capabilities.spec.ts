@@ -1,4 +1,10 @@
-import { CAPABILITIES, roleAllows, visibleEventLevels, type ProjectCapability, type ProjectRole } from './capabilities';
+import {
+  CAPABILITIES,
+  roleAllows,
+  visibleEventLevels,
+  type ProjectCapability,
+  type ProjectRole,
+} from './capabilities';
 
 /** The spec 1 "Access by role" table, cell by cell (non-members never reach this table: 404). */
 const SPEC_TABLE: Array<[ProjectCapability, owner: boolean, observer: boolean, deriver: boolean]> = [

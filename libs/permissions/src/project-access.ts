@@ -29,12 +29,20 @@ export class ProjectAccess {
     actor: Actor,
     projectId: string,
     capability: ProjectCapability,
-    options: { db?: Executor; deniedCode?: string } = {},
+    /** `notFoundCode`: legacy resource routes (sessions, ...) answer non-members 404 `not_found` (spec 1). */
+    options: { db?: Executor; deniedCode?: string; notFoundCode?: string } = {},
   ): Promise<ProjectGrant> {
     const db = options.db ?? this.db;
     const project = await projectsRepository.findProject(db, projectId);
     const role = project ? await this.roleOf(actor, project, db) : null;
-    if (!project || !role) throw new DomainError('project_not_found', 404, 'Project not found');
+    if (!project || !role) {
+      const code = options.notFoundCode ?? 'project_not_found';
+      throw new DomainError(
+        code,
+        404,
+        code === 'project_not_found' ? 'Project not found' : 'Resource not found',
+      );
+    }
     if (!roleAllows(role, capability)) {
       throw new DomainError(
         options.deniedCode ?? 'project_access_denied',

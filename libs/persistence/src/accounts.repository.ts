@@ -1,10 +1,21 @@
-import type { Insertable, Selectable } from 'kysely';
-import type { Executor } from './database';
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Executor, Tx } from './database';
 import type { AccountsTable, ClientsTable, WorkspacesTable } from './tables';
 
 export type AccountRow = Selectable<AccountsTable>;
 export type ClientRow = Selectable<ClientsTable>;
 export type WorkspaceRow = Selectable<WorkspacesTable>;
+
+/**
+ * What an account still owns that blocks its hard delete, by kind. Later issues add their assets
+ * (characters, presets, worldbooks, user cards, ...) as new keys of this one query, so the delete
+ * rule stays in one place. Clients, keys and the default Workspace are part of the account itself and
+ * are removed with it.
+ */
+export interface OwnedResourceCounts {
+  sessions: number;
+  projects: number;
+}
 
 export const accountsRepository = {
   async insertAccount(db: Executor, row: Insertable<AccountsTable>): Promise<AccountRow> {
@@ -17,6 +28,68 @@ export const accountsRepository = {
 
   async findAccount(db: Executor, id: string): Promise<AccountRow | undefined> {
     return db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+  },
+
+  /** Accounts in creation order (the default account first), one page. */
+  async listAccounts(db: Executor, page: { limit: number; offset: number }): Promise<AccountRow[]> {
+    return db
+      .selectFrom('accounts')
+      .selectAll()
+      .orderBy('created_at', 'asc')
+      .orderBy('id', 'asc')
+      .limit(page.limit)
+      .offset(page.offset)
+      .execute();
+  },
+
+  async countAccounts(db: Executor): Promise<number> {
+    const row = await db
+      .selectFrom('accounts')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  },
+
+  /**
+   * Locks the account row until the transaction ends. A row that references the account (a new
+   * session or Project) cannot be inserted meanwhile, so a count taken after this lock stays true
+   * until the delete commits.
+   */
+  async findAccountForUpdate(tx: Tx, id: string): Promise<AccountRow | undefined> {
+    return tx.selectFrom('accounts').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+  },
+
+  async updateAccount(
+    db: Executor,
+    id: string,
+    patch: Pick<Updateable<AccountsTable>, 'name' | 'role' | 'status'> & { updated_at: number },
+  ): Promise<AccountRow | undefined> {
+    return db.updateTable('accounts').set(patch).where('id', '=', id).returningAll().executeTakeFirst();
+  },
+
+  /** Hard delete; Clients, their keys and the Workspaces go with it (ON DELETE CASCADE). */
+  async deleteAccount(db: Executor, id: string): Promise<boolean> {
+    const result = await db.deleteFrom('accounts').where('id', '=', id).executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  },
+
+  /** See OwnedResourceCounts: the one place that decides what blocks an account's delete. */
+  async countOwnedResources(db: Executor, accountId: string): Promise<OwnedResourceCounts> {
+    const row = await db
+      .selectNoFrom((eb) => [
+        eb
+          .selectFrom('sessions')
+          .select((s) => s.fn.countAll<number>().as('n'))
+          .where('account_id', '=', accountId)
+          .as('sessions'),
+        eb
+          .selectFrom('projects')
+          .select((s) => s.fn.countAll<number>().as('n'))
+          .where('account_id', '=', accountId)
+          .as('projects'),
+      ])
+      .executeTakeFirstOrThrow();
+    return { sessions: Number(row.sessions), projects: Number(row.projects) };
   },
 
   async insertClient(db: Executor, row: Insertable<ClientsTable>): Promise<ClientRow> {

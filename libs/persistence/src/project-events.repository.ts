@@ -36,12 +36,16 @@ export const projectEventsRepository = {
     return result.rows[0];
   },
 
-  /** Events after a sequence, in order, of the given visibility levels (keyset paging). */
+  /**
+   * Events after a sequence, in order, of the given visibility levels (keyset paging). `upTo`
+   * bounds the range from above (a stream catching up to a known committed sequence).
+   */
   async listAfter(
     db: Executor,
     query: {
       projectId: string;
       after: number;
+      upTo?: number;
       visibilities: ReadonlyArray<'project' | 'owner'>;
       types?: string[];
       sessionId?: string;
@@ -54,9 +58,21 @@ export const projectEventsRepository = {
       .where('project_id', '=', query.projectId)
       .where('sequence', '>', query.after)
       .where('visibility', 'in', [...query.visibilities]);
+    if (query.upTo !== undefined) q = q.where('sequence', '<=', query.upTo);
     if (query.types && query.types.length > 0) q = q.where('type', 'in', query.types);
     if (query.sessionId) q = q.where('session_id', '=', query.sessionId);
     return q.orderBy('sequence', 'asc').limit(query.limit).execute();
+  },
+
+  /** Whether a session belongs to a Project (the `session_id` filter of the event routes). */
+  async sessionBelongsToProject(db: Executor, projectId: string, sessionId: string): Promise<boolean> {
+    const row = await db
+      .selectFrom('sessions')
+      .select('id')
+      .where('id', '=', sessionId)
+      .where('project_id', '=', projectId)
+      .executeTakeFirst();
+    return row !== undefined;
   },
 
   async lastSequence(db: Executor, projectId: string): Promise<number> {

@@ -8,3 +8,7 @@ export * from './platform.module';
 export * from './resources';
 export * from './tokens';
 export * from './metrics/metrics';
+export * from './queue/jobs';
+export * from './queue/job-transport';
+export * from './queue/in-process-job-queue';
+export * from './queue/bullmq-job-queue';

@@ -1,6 +1,6 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
 import type { PlatformResources } from './resources';
-import { CONFIG, DATABASE_HANDLE, DB, EVENT_BUS, LOGGER, METRICS, PLATFORM } from './tokens';
+import { CONFIG, DATABASE_HANDLE, DB, EVENT_BUS, JOB_QUEUE, LOGGER, METRICS, PLATFORM } from './tokens';
 
 /** Hands the resources opened at boot to Nest. Global: every feature module can inject them. */
 @Global()
@@ -13,6 +13,7 @@ export class PlatformModule {
       { provide: DATABASE_HANDLE, useValue: resources.database },
       { provide: DB, useValue: resources.database.db },
       { provide: EVENT_BUS, useValue: resources.eventBus },
+      { provide: JOB_QUEUE, useValue: resources.jobQueue },
       { provide: LOGGER, useValue: resources.logger },
       { provide: METRICS, useValue: resources.metrics },
     ];

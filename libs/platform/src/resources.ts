@@ -6,6 +6,8 @@ import { InProcessEventBus } from './event-bus/in-process-event-bus';
 import { RedisEventBus } from './event-bus/redis-event-bus';
 import { JsonLogger } from './logging/json-logger';
 import { Metrics } from './metrics/metrics';
+import type { JobQueue } from './queue/jobs';
+import { createJobQueue } from './queue/job-transport';
 
 /**
  * Everything a process holds open: the database, the bus, the logger. Opened once at boot by the
@@ -16,6 +18,8 @@ export interface PlatformResources {
   config: AppConfig;
   database: DatabaseHandle;
   eventBus: EventBus;
+  /** BullMQ when REDIS_URL is set, in-process otherwise. */
+  jobQueue: JobQueue;
   logger: JsonLogger;
   metrics: Metrics;
   close(): Promise<void>;
@@ -34,7 +38,8 @@ export async function openPlatformResources(
   options: OpenResourcesOptions = {},
 ): Promise<PlatformResources> {
   const logger = options.logger ?? new JsonLogger(config.logLevel);
-  if (!config.databaseUrl && !config.dataDir.startsWith('memory://')) mkdirSync(config.dataDir, { recursive: true });
+  if (!config.databaseUrl && !config.dataDir.startsWith('memory://'))
+    mkdirSync(config.dataDir, { recursive: true });
   const database = await openDatabase({
     url: config.databaseUrl,
     dataDir: config.dataDir,
@@ -48,17 +53,22 @@ export async function openPlatformResources(
         logger.warn({ msg: 'event bus connection error', error: String(error) }, 'EventBus'),
       )
     : new InProcessEventBus();
+  const jobQueue = createJobQueue(config, (error) =>
+    logger.warn({ msg: 'job queue connection error', error: String(error) }, 'JobQueue'),
+  );
 
   let closed = false;
   return {
     config,
     database,
     eventBus,
+    jobQueue,
     logger,
     metrics: options.metrics ?? new Metrics(),
     async close() {
       if (closed) return;
       closed = true;
+      await jobQueue.close();
       await eventBus.close();
       await database.close();
     },

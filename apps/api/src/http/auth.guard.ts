@@ -19,18 +19,25 @@ export class AuthGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const isPublic = this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()]);
+    const isPublic = this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [
+      context.getHandler(),
+      context.getClass(),
+    ]);
     if (isPublic) return true;
 
-    const request = context.switchToHttp().getRequest<AuthenticatedRequest & { headers: Record<string, unknown> }>();
+    const request = context
+      .switchToHttp()
+      .getRequest<AuthenticatedRequest & { headers: Record<string, unknown> }>();
     const header = request.headers['x-api-key'];
     const key = typeof header === 'string' ? header.trim() : '';
     if (!key) throw new DomainError('unauthorized', 401, 'Missing x-api-key header');
 
     const row = await credentialsRepository.findByKeyHash(this.db, hashApiKey(key));
     if (!row) throw new DomainError('unauthorized', 401, 'Unknown API key');
-    if (row.account_status !== 'active') throw new DomainError('account_disabled', 403, 'The account is disabled');
-    if (row.client_status !== 'active') throw new DomainError('client_disabled', 403, 'The Client is disabled');
+    if (row.account_status !== 'active')
+      throw new DomainError('account_disabled', 403, 'The account is disabled');
+    if (row.client_status !== 'active')
+      throw new DomainError('client_disabled', 403, 'The Client is disabled');
 
     request.actor = {
       kind: row.client_is_default ? 'account' : 'client',

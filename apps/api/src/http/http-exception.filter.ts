@@ -1,6 +1,7 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Inject } from '@nestjs/common';
 import type { Response } from 'express';
 import { DomainError, newId } from '@hearth/domain';
+import { classifyDatabaseError } from '@hearth/persistence';
 import { LOGGER, type JsonLogger } from '@hearth/platform';
 
 const STATUS_CODES: Record<number, string> = {
@@ -49,7 +50,8 @@ export class HttpExceptionFilter implements ExceptionFilter {
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
       const response = exception.getResponse();
-      const raw = typeof response === 'object' && response !== null ? (response as Record<string, unknown>) : {};
+      const raw =
+        typeof response === 'object' && response !== null ? (response as Record<string, unknown>) : {};
       const code = typeof raw.code === 'string' ? raw.code : (STATUS_CODES[status] ?? `http_${status}`);
       const message = Array.isArray(raw.message)
         ? raw.message.join('; ')
@@ -60,6 +62,31 @@ export class HttpExceptionFilter implements ExceptionFilter {
       if (raw.details !== undefined) error.details = raw.details;
       return { status, body: { error } };
     }
+    const databaseError = classifyDatabaseError(exception);
+    if (databaseError === 'invalid_text') {
+      return {
+        status: 400,
+        body: {
+          error: {
+            code: 'validation_error',
+            message: 'Text and JSON values must not contain NUL characters',
+          },
+        },
+      };
+    }
+    if (databaseError === 'busy') {
+      return {
+        status: 503,
+        body: { error: { code: 'resource_busy', message: 'The resource is busy; retry shortly' } },
+      };
+    }
+    if (databaseError === 'unavailable') {
+      this.logger.warn({ msg: 'database unavailable', error: String(exception) }, 'HttpExceptionFilter');
+      return {
+        status: 503,
+        body: { error: { code: 'resource_busy', message: 'The database is unavailable; retry shortly' } },
+      };
+    }
     const errorId = newId('err');
     this.logger.error(
       { msg: 'unhandled error', error_id: errorId, error: String(exception) },
@@ -68,7 +95,9 @@ export class HttpExceptionFilter implements ExceptionFilter {
     );
     return {
       status: 500,
-      body: { error: { code: 'internal_error', message: `Internal error (id ${errorId})`, error_id: errorId } },
+      body: {
+        error: { code: 'internal_error', message: `Internal error (id ${errorId})`, error_id: errorId },
+      },
     };
   }
 }

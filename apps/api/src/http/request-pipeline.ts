@@ -52,12 +52,16 @@ export function bodyParserErrorHandler() {
     if (err.type === 'entity.too.large') {
       return res
         .status(413)
-        .json({ error: { code: 'payload_too_large', message: 'The request body is larger than the server accepts' } });
+        .json({
+          error: { code: 'payload_too_large', message: 'The request body is larger than the server accepts' },
+        });
     }
     if (err.type === 'entity.parse.failed') {
       return res.status(400).json({ error: { code: 'validation_error', message: 'Malformed JSON body' } });
     }
     const status = err.status && err.status >= 400 && err.status < 500 ? err.status : 400;
-    return res.status(status).json({ error: { code: 'validation_error', message: err.message ?? 'Bad body' } });
+    return res
+      .status(status)
+      .json({ error: { code: 'validation_error', message: err.message ?? 'Bad body' } });
   };
 }

@@ -35,9 +35,11 @@ export interface OperationLogInput {
 export class OperationLogWriter {
   async write(db: Executor, actor: Actor | null, input: OperationLogInput): Promise<OperationLogRow> {
     const accountId = input.account_id ?? actor?.accountId ?? null;
-    const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(maskSensitive(value)));
+    const json = (value: unknown) =>
+      value === null || value === undefined ? null : JSON.stringify(maskSensitive(value));
     const diff =
-      input.diff ?? (input.before_ref && input.after_ref ? summariseDiff(input.before_ref, input.after_ref) : null);
+      input.diff ??
+      (input.before_ref && input.after_ref ? summariseDiff(input.before_ref, input.after_ref) : null);
     return operationLogsRepository.insert(db, {
       id: newId(ID_PREFIX.operationLog),
       account_id: accountId,

@@ -20,7 +20,10 @@ describe('maskSensitive', () => {
 
 describe('summariseDiff', () => {
   it('lists changed paths without values', () => {
-    const diff = summariseDiff({ title: 'a', status: 'active', gone: 1 }, { title: 'b', status: 'active', added: 2 });
+    const diff = summariseDiff(
+      { title: 'a', status: 'active', gone: 1 },
+      { title: 'b', status: 'active', added: 2 },
+    );
     expect(diff).toEqual({
       mode: 'summary',
       total_changes: 3,

@@ -3,7 +3,8 @@
  * full prompts, messages, model output, tool arguments or results, or keys. Sensitive fields are
  * masked wherever they appear in refs, diffs or metadata.
  */
-const SENSITIVE = /(api[_-]?key|secret|password|token(?!_count|s?_total|_budget)|authorization|credential|private[_-]?key)/i;
+const SENSITIVE =
+  /(api[_-]?key|secret|password|token(?!_count|s?_total|_budget)|authorization|credential|private[_-]?key)/i;
 const CONTENT = /^(content|prompt|messages|output|text|value|tool_arguments|tool_result|raw)$/i;
 
 export const MASK = '***';
@@ -53,7 +54,13 @@ export function summariseDiff(before: unknown, after: unknown, maxBytes = DIFF_M
     if (JSON.stringify(a) !== JSON.stringify(b)) changes.push({ path: path || '$', change_type: 'changed' });
   };
   walk(before ?? {}, after ?? {}, '');
-  const summary: DiffSummary = { mode: 'summary', total_changes: changes.length, changes: [], truncated: false, max_bytes: maxBytes };
+  const summary: DiffSummary = {
+    mode: 'summary',
+    total_changes: changes.length,
+    changes: [],
+    truncated: false,
+    max_bytes: maxBytes,
+  };
   let bytes = JSON.stringify(summary).length;
   for (const change of changes) {
     const size = JSON.stringify(change).length + 1;

@@ -147,13 +147,7 @@ export interface OperationLogsTable {
 }
 
 export type JobStatus =
-  | 'pending'
-  | 'leased'
-  | 'running'
-  | 'retry_waiting'
-  | 'succeeded'
-  | 'dead_letter'
-  | 'cancelled';
+  'pending' | 'leased' | 'running' | 'retry_waiting' | 'succeeded' | 'dead_letter' | 'cancelled';
 
 export interface JobsTable {
   id: string;
@@ -176,6 +170,8 @@ export interface JobsTable {
   last_error: string | null;
   last_error_code: string | null;
   last_error_class: string | null;
+  /** While `leased`/`running`: the time the worker must finish or renew by (migration 20261121004000). */
+  lease_expires_at: number | null;
   created_at: number;
   updated_at: number;
 }

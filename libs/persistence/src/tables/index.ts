@@ -13,6 +13,8 @@ import type {
 } from './core.table';
 
 export * from './core.table';
+export * from './derived-outputs.table';
+export * from './inbox.table';
 
 /** Every table of the Hearth database, as kysely sees it. Later features add their tables here. */
 export interface Database {
@@ -27,4 +29,6 @@ export interface Database {
   project_events: ProjectEventsTable;
   operation_logs: OperationLogsTable;
   jobs: JobsTable;
+  derived_outputs: import('./derived-outputs.table').DerivedOutputsTable;
+  inbox_entries: import('./inbox.table').InboxEntriesTable;
 }

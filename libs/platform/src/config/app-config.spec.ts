@@ -51,7 +51,12 @@ describe('loadConfig', () => {
     expect(config.accountMode).toBe('multi');
     expect(config.enableRuntimeMaintenance).toBe(true);
     expect(config.enableTemporaryConversationCleanup).toBe(false);
-    expect(config.llm).toEqual({ provider: 'anthropic', model: 'claude', baseUrl: 'http://127.0.0.1:9999', apiKey: 'sk' });
+    expect(config.llm).toEqual({
+      provider: 'anthropic',
+      model: 'claude',
+      baseUrl: 'http://127.0.0.1:9999',
+      apiKey: 'sk',
+    });
   });
 
   it('names every bad variable at once', () => {
@@ -83,6 +88,28 @@ describe('loadConfig', () => {
       expect(message).toContain(name);
     }
     expect((error as ConfigError).problems).toHaveLength(7);
+  });
+
+  it('enables the event stream by default and reads its switch and safety poll', () => {
+    expect(loadConfig({})).toMatchObject({
+      eventStreamEnabled: true,
+      eventStreamPollMs: 5000,
+      sseHeartbeatMs: 15_000,
+    });
+    expect(loadConfig({ EVENT_STREAM_ENABLED: 'false', EVENT_STREAM_POLL_MS: '250' })).toMatchObject({
+      eventStreamEnabled: false,
+      eventStreamPollMs: 250,
+    });
+    expect(() => loadConfig({ EVENT_STREAM_ENABLED: 'sometimes' })).toThrow(/EVENT_STREAM_ENABLED/);
+    expect(() => loadConfig({ EVENT_STREAM_POLL_MS: '5' })).toThrow(/EVENT_STREAM_POLL_MS/);
+  });
+
+  it('reads the queue key prefix, default hearth, and rejects a malformed one', () => {
+    expect(loadConfig({}).queuePrefix).toBe('hearth');
+    expect(loadConfig({ QUEUE_PREFIX: 'hearth-test_01' }).queuePrefix).toBe('hearth-test_01');
+    expect(loadConfig({ QUEUE_PREFIX: 'x'.repeat(64) }).queuePrefix).toHaveLength(64);
+    expect(() => loadConfig({ QUEUE_PREFIX: 'x'.repeat(65) })).toThrow(/QUEUE_PREFIX/);
+    expect(() => loadConfig({ QUEUE_PREFIX: 'has space' })).toThrow(/QUEUE_PREFIX/);
   });
 
   it('uses the host default given by the entry point', () => {

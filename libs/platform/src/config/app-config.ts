@@ -31,8 +31,14 @@ export interface AppConfig {
   bodyLimitBytes: number;
   /** Interval of the SSE heartbeat comment (spec 1: 15 s). */
   sseHeartbeatMs: number;
+  /** `EVENT_STREAM_ENABLED`: false answers the event stream with 503 `feature_unavailable`. */
+  eventStreamEnabled: boolean;
+  /** Safety re-read of open event streams, so a lost wake-up only delays delivery. */
+  eventStreamPollMs: number;
   /** Interval of the job reconciler and maintenance scan. */
   maintenanceIntervalMs: number;
+  /** `QUEUE_PREFIX`: the Redis key prefix of the job queues, so deployments sharing a Redis do not share queues. */
+  queuePrefix: string;
 }
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -44,7 +50,14 @@ export class ConfigError extends Error {
   }
 }
 
-export const LLM_PROVIDERS = ['openai', 'deepseek', 'xai', 'openai-compatible', 'anthropic', 'google'] as const;
+export const LLM_PROVIDERS = [
+  'openai',
+  'deepseek',
+  'xai',
+  'openai-compatible',
+  'anthropic',
+  'google',
+] as const;
 
 type Env = Record<string, string | undefined>;
 
@@ -109,6 +122,13 @@ export function loadConfig(env: Env, defaults: ConfigDefaults = {}): AppConfig {
     return raw;
   };
 
+  const pattern = (name: string, re: RegExp, fallback: string, allowed: string): string => {
+    const raw = read(name);
+    if (raw === undefined) return fallback;
+    if (!re.test(raw)) problems.push(`${name} must be ${allowed}, got "${raw}"`);
+    return raw;
+  };
+
   let secretsMasterKey: Buffer | null = null;
   const masterKey = read('APP_SECRETS_MASTER_KEY');
   if (masterKey !== undefined) {
@@ -154,7 +174,10 @@ export function loadConfig(env: Env, defaults: ConfigDefaults = {}): AppConfig {
     logLevel: oneOf('LOG_LEVEL', ['debug', 'info', 'warn', 'error', 'silent'] as const, 'info') ?? 'info',
     bodyLimitBytes: int('HTTP_BODY_LIMIT_BYTES', 10 * 1024 * 1024, 1024),
     sseHeartbeatMs: int('SSE_HEARTBEAT_MS', 15_000, 10),
+    eventStreamEnabled: bool('EVENT_STREAM_ENABLED', true),
+    eventStreamPollMs: int('EVENT_STREAM_POLL_MS', 5_000, 10),
     maintenanceIntervalMs: int('MAINTENANCE_INTERVAL_MS', 30_000, 10),
+    queuePrefix: pattern('QUEUE_PREFIX', /^[\w.{}-]{1,64}$/, 'hearth', '1-64 of: letters digits _ . - { }'),
   };
 
   if (problems.length > 0) throw new ConfigError(problems);

@@ -1,0 +1,10 @@
+import { Module } from '@nestjs/common';
+import { ListProjectEventsUseCase, OpenProjectEventStreamUseCase, ProjectEventHub } from '@hearth/app';
+import { EventsController } from './events.controller';
+
+/** The Project event log routes and this process's stream hub. */
+@Module({
+  controllers: [EventsController],
+  providers: [ProjectEventHub, ListProjectEventsUseCase, OpenProjectEventStreamUseCase],
+})
+export class EventsModule {}

@@ -1,0 +1,95 @@
+import type { Request, Response } from 'express';
+
+/** The `retry:` sent first: how long a browser waits before reconnecting, in ms. */
+export const SSE_RETRY_MS = 2000;
+
+export interface SseEvent {
+  sequence: number;
+  type: string;
+  /** Serialised once for every client that receives it. */
+  data: string;
+}
+
+/** The SSE block is built once per event object, however many clients it is written to. */
+const frames = new WeakMap<SseEvent, string>();
+
+function frameOf(event: SseEvent): string {
+  let frame = frames.get(event);
+  if (frame === undefined) {
+    frame = `id: ${event.sequence}\nevent: ${event.type}\ndata: ${event.data}\n\n`;
+    frames.set(event, frame);
+  }
+  return frame;
+}
+
+/**
+ * Turns an Express response into a server-sent event stream: the headers (no caching, no proxy
+ * buffering, no compression), a `retry:` line, a `: heartbeat` comment every `heartbeatMs`, events as
+ * `id:`/`event:`/`data:` blocks written straight to the socket, and `event: error` before ending on
+ * an internal failure.
+ */
+export class SseWriter {
+  private readonly heartbeat: NodeJS.Timeout;
+  private ended = false;
+
+  constructor(
+    private readonly req: Request,
+    private readonly res: Response,
+    options: { heartbeatMs: number; retryMs?: number },
+  ) {
+    const socket = req.socket;
+    socket.setNoDelay(true);
+    socket.setKeepAlive(true);
+    socket.setTimeout(0);
+    res.status(200);
+    res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
+    res.setHeader('Cache-Control', 'no-cache');
+    res.setHeader('Connection', 'keep-alive');
+    res.setHeader('X-Accel-Buffering', 'no');
+    res.flushHeaders();
+    res.write(`retry: ${options.retryMs ?? SSE_RETRY_MS}\n\n`);
+    this.heartbeat = setInterval(() => this.write(': heartbeat\n\n'), options.heartbeatMs);
+    this.heartbeat.unref();
+    res.on('close', () => this.stop());
+  }
+
+  /** Writes one event; false when the socket buffer is full (wait for `onDrain`). */
+  send(event: SseEvent): boolean {
+    return this.write(frameOf(event));
+  }
+
+  fail(code: string, message: string): void {
+    if (this.ended) return;
+    this.write(`event: error\ndata: ${JSON.stringify({ code, message })}\n\n`);
+    this.end();
+  }
+
+  end(): void {
+    if (this.ended) return;
+    this.stop();
+    this.res.end();
+  }
+
+  onDrain(listener: () => void): void {
+    this.res.on('drain', listener);
+  }
+
+  /** Runs the listener when the client goes away (or at once if it already has). */
+  onClose(listener: () => void): void {
+    if (this.res.destroyed || this.res.writableFinished || this.req.socket.destroyed) {
+      queueMicrotask(listener);
+      return;
+    }
+    this.res.on('close', listener);
+  }
+
+  private write(chunk: string): boolean {
+    if (this.ended || this.res.destroyed) return true;
+    return this.res.write(chunk);
+  }
+
+  private stop(): void {
+    this.ended = true;
+    clearInterval(this.heartbeat);
+  }
+}

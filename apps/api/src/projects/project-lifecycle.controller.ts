@@ -1,0 +1,35 @@
+import { Controller, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { ArchiveProjectUseCase, RestoreProjectUseCase } from '@hearth/app';
+import type { Actor } from '@hearth/permissions';
+import { CurrentActor } from '../http/actor.decorator';
+import { Envelope } from '../http/envelope';
+import { toProjectView } from './projects.dto';
+
+/**
+ * Project archive and restore (spec 1 leaves the transition open; docs/decisions.md "Project
+ * archive and restore"). Owner only; both answer 200 with the Project object, like `GET /projects/:id`.
+ */
+@ApiTags('projects')
+@Envelope('bare')
+@Controller('projects/:id')
+export class ProjectLifecycleController {
+  constructor(
+    private readonly archiveProject: ArchiveProjectUseCase,
+    private readonly restoreProject: RestoreProjectUseCase,
+  ) {}
+
+  @Post('archive')
+  @HttpCode(200)
+  async archive(@CurrentActor() actor: Actor, @Param('id') id: string) {
+    const { project, role } = await this.archiveProject.execute(actor, id);
+    return toProjectView(project, role);
+  }
+
+  @Post('restore')
+  @HttpCode(200)
+  async restore(@CurrentActor() actor: Actor, @Param('id') id: string) {
+    const { project, role } = await this.restoreProject.execute(actor, id);
+    return toProjectView(project, role);
+  }
+}

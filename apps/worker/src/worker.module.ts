@@ -1,0 +1,37 @@
+import { type DynamicModule, Module, type Type } from '@nestjs/common';
+import { CoreAppModule, JobsModule, type JobRunnerSettings } from '@hearth/app';
+import { PlatformModule, type PlatformResources } from '@hearth/platform';
+import type { JobProcessor } from './processors/job-processor';
+import { MaintenanceScanProcessor } from './processors/maintenance-scan.processor';
+import { SystemPingProcessor } from './processors/system-ping.processor';
+
+/** One processor per job name this build handles; later issues add theirs here (agent.run, chat.transfer). */
+export const WORKER_PROCESSORS: ReadonlyArray<Type<JobProcessor>> = [
+  MaintenanceScanProcessor,
+  SystemPingProcessor,
+];
+
+/** Feature modules whose use cases processors call; later issues add theirs, one per line. */
+const FEATURE_MODULES: NonNullable<DynamicModule['imports']> = [];
+
+export interface WorkerModuleOptions {
+  processors?: ReadonlyArray<Type<JobProcessor>>;
+  jobRunner?: Partial<JobRunnerSettings>;
+}
+
+/** The worker tier's module: no HTTP, the same use cases as the API. Used by both entry points. */
+@Module({})
+export class WorkerModule {
+  static register(resources: PlatformResources, options: WorkerModuleOptions = {}): DynamicModule {
+    return {
+      module: WorkerModule,
+      imports: [
+        PlatformModule.register(resources),
+        CoreAppModule,
+        JobsModule.register(options.jobRunner),
+        ...FEATURE_MODULES,
+      ],
+      providers: [...(options.processors ?? WORKER_PROCESSORS)],
+    };
+  }
+}

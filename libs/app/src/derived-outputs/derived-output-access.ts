@@ -1,0 +1,47 @@
+import { Injectable } from '@nestjs/common';
+import { DomainError } from '@hearth/domain';
+import { ProjectAccess, type Actor, type ProjectGrant } from '@hearth/permissions';
+import type { DerivedOutputRow, Executor } from '@hearth/persistence';
+
+const projectArchived = () => new DomainError('project_archived', 409, 'The Project is archived');
+
+/**
+ * Who may do what on derived outputs (spec 1 "Access by role"): every member reads, owner and
+ * deriver write (observer 403 `derived_output_write_denied`), a deriver changes only entries its own
+ * Client created (403 `derived_output_forbidden_for_role`). Every route of an archived Project answers
+ * 409 `project_archived` (spec 1 "Errors"). Non-members: 404 `project_not_found`.
+ */
+@Injectable()
+export class DerivedOutputAccess {
+  constructor(private readonly access: ProjectAccess) {}
+
+  async forRead(actor: Actor, projectId: string, db?: Executor): Promise<ProjectGrant> {
+    const grant = await this.access.require(actor, projectId, 'project.read', { db });
+    if (grant.project.status === 'archived') throw projectArchived();
+    return grant;
+  }
+
+  async forWrite(actor: Actor, projectId: string, db?: Executor): Promise<ProjectGrant> {
+    const grant = await this.access.require(actor, projectId, 'project.derived_output.write', {
+      db,
+      deniedCode: 'derived_output_write_denied',
+    });
+    if (grant.project.status === 'archived') throw projectArchived();
+    return grant;
+  }
+
+  /** Owners change any entry; derivers only their own. */
+  assertMayChange(actor: Actor, grant: ProjectGrant, entry: DerivedOutputRow): void {
+    if (grant.role === 'owner') return;
+    if (entry.created_by_client_id !== actor.clientId) {
+      throw new DomainError(
+        'derived_output_forbidden_for_role',
+        403,
+        'A deriver may update or archive only the derived outputs it created',
+      );
+    }
+  }
+}
+
+export const derivedOutputNotFound = () =>
+  new DomainError('derived_output_not_found', 404, 'Derived output not found');

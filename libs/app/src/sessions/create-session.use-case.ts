@@ -1,0 +1,110 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DomainError, ID_PREFIX, newId } from '@hearth/domain';
+import { ProjectAccess, type Actor } from '@hearth/permissions';
+import {
+  accountsRepository,
+  inTransaction,
+  projectsRepository,
+  sessionsRepository,
+  type Db,
+  type ProjectRow,
+  type SessionRow,
+} from '@hearth/persistence';
+import { DB } from '@hearth/platform';
+import { OperationLogWriter } from '../operation-logs/operation-log-writer';
+import { ensureProjectActive } from '../projects/project-guards';
+import { sessionRef, type SessionBindingsInput } from './session-access';
+
+export const DEFAULT_SESSION_TITLE = 'New session';
+
+export interface CreateSessionInput extends SessionBindingsInput {
+  title?: string;
+  project_id?: string;
+  /** The character's first message becomes the greeting floor (issue 5; no floors exist yet). */
+  greeting?: boolean;
+}
+
+/**
+ * `POST /sessions` (spec 1 "What the service does" 1). Without `project_id` the session goes into the
+ * account's default Workspace with a new `session_default` Project of its own, created in the same
+ * transaction; only the account's default Client may do that, since no other Client would own the new
+ * Project. With `project_id` the caller needs `project.session.write` there (non-member 404
+ * `project_not_found`, observer/deriver 403 `project_access_denied`) and the Project must be active.
+ */
+@Injectable()
+export class CreateSessionUseCase {
+  constructor(
+    @Inject(DB) private readonly db: Db,
+    private readonly access: ProjectAccess,
+    private readonly operationLogs: OperationLogWriter,
+  ) {}
+
+  async execute(actor: Actor, input: CreateSessionInput): Promise<SessionRow> {
+    const title = input.title ?? DEFAULT_SESSION_TITLE;
+    return inTransaction(this.db, async ({ tx }) => {
+      const now = Date.now();
+      let project: ProjectRow;
+      if (input.project_id != null) {
+        project = (await this.access.require(actor, input.project_id, 'project.session.write', { db: tx }))
+          .project;
+        ensureProjectActive(project);
+      } else {
+        if (!actor.clientIsDefault) {
+          throw new DomainError(
+            'project_access_denied',
+            403,
+            'Only the account’s default Client can create a session with its own Project; pass the project_id of a Project this Client may write to',
+          );
+        }
+        const workspace = await accountsRepository.findDefaultWorkspace(tx, actor.accountId);
+        if (!workspace) throw new Error(`account ${actor.accountId} has no default Workspace`);
+        project = await projectsRepository.insertProject(tx, {
+          id: newId(ID_PREFIX.project),
+          workspace_id: workspace.id,
+          account_id: actor.accountId,
+          name: title,
+          description: null,
+          kind: 'session_default',
+          status: 'active',
+          settings_override: null,
+          created_at: now,
+          updated_at: now,
+        });
+      }
+      const session = await sessionsRepository.insertSession(tx, {
+        id: newId(ID_PREFIX.session),
+        // The session belongs to the account that owns its Project.
+        account_id: project.account_id,
+        workspace_id: project.workspace_id,
+        project_id: project.id,
+        title,
+        status: 'active',
+        character_id: input.character_id ?? null,
+        character_version_id: input.character_version_id ?? null,
+        user_card_id: input.user_card_id ?? null,
+        preset_id: input.preset_id ?? null,
+        worldbook_ids: JSON.stringify(input.worldbook_ids ?? []),
+        regex_profile_id: input.regex_profile_id ?? null,
+        created_by_client_id: actor.clientId,
+        archived_at: null,
+        created_at: now,
+        updated_at: now,
+      });
+      await this.operationLogs.write(tx, actor, {
+        action: 'create_session',
+        account_id: session.account_id,
+        workspace_id: session.workspace_id,
+        project_id: session.project_id,
+        session_id: session.id,
+        target_type: 'session',
+        target_id: session.id,
+        after_ref: sessionRef(session),
+        metadata: {
+          placement: input.project_id == null ? 'new_session_default_project' : 'project',
+          greeting: input.greeting ?? true,
+        },
+      });
+      return session;
+    });
+  }
+}

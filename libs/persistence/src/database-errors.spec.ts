@@ -1,0 +1,19 @@
+import { classifyDatabaseError } from './database-errors';
+
+describe('classifyDatabaseError', () => {
+  it.each([
+    [{ code: '22021' }, 'invalid_text'],
+    [{ code: '22P05' }, 'invalid_text'],
+    [{ code: '40001' }, 'busy'],
+    [{ code: '40P01' }, 'busy'],
+    [{ code: '08006' }, 'unavailable'],
+    [{ code: '57P01' }, 'unavailable'],
+    [{ code: 'ECONNREFUSED' }, 'unavailable'],
+    [new Error('Connection terminated unexpectedly'), 'unavailable'],
+    [{ code: '23505' }, null],
+    [new Error('boom'), null],
+    [null, null],
+  ])('%p → %p', (error, kind) => {
+    expect(classifyDatabaseError(error)).toBe(kind);
+  });
+});

@@ -1,0 +1,37 @@
+/**
+ * Turns a database driver failure into what the caller should be told. Postgres SQLSTATE codes:
+ * 22021/22P05 a NUL character in text or JSON (bad input, not a server fault); 40001/40P01 a
+ * serialisation failure or deadlock and 55P03 a lock timeout (busy: retry later); class 08, 57P01-57P03
+ * and refused connections (the database is unreachable or restarting).
+ */
+export type DatabaseErrorKind = 'invalid_text' | 'busy' | 'unavailable';
+
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  '57P01',
+  '57P02',
+  '57P03',
+]);
+
+export function classifyDatabaseError(error: unknown): DatabaseErrorKind | null {
+  if (!error || typeof error !== 'object') return null;
+  const code = (error as { code?: unknown }).code;
+  const message = (error as { message?: unknown }).message;
+  if (typeof code === 'string') {
+    if (code === '22021' || code === '22P05') return 'invalid_text';
+    if (code === '40001' || code === '40P01' || code === '55P03') return 'busy';
+    if (code.startsWith('08') || CONNECTION_CODES.has(code)) return 'unavailable';
+  }
+  if (
+    typeof message === 'string' &&
+    /(Connection terminated|connection timeout|Client has encountered a connection error|timeout exceeded when trying to connect)/i.test(
+      message,
+    )
+  ) {
+    return 'unavailable';
+  }
+  return null;
+}
