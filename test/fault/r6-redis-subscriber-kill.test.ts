@@ -117,8 +117,10 @@ describe('R6: a killed Redis subscriber connection delays but loses nothing', ()
       expect(Number(await admin.call('CLIENT', 'KILL', 'TYPE', 'pubsub'))).toBe(1);
       // Published through the writer's still-open connection, to nobody: these wake-ups are lost.
       for (let i = 0; i < 5; i++) await appendEvent(writerApp, project);
+      // Usually nothing arrives now; under load the subscriber may already be back before maxclients
+      // bites, so the interim state is not asserted. What matters is below: with no further write
+      // and no poll, 2..6 still arrive, exactly once.
       await sleep(500);
-      expect(sequencesOf(client.messages)).toEqual([1]);
     } finally {
       await admin.config('SET', 'maxclients', maxclients);
       admin.disconnect();
