@@ -1,6 +1,6 @@
 import { Controller, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { ArchiveProjectUseCase, RestoreProjectUseCase } from '@hearth/app';
+import { ChangeProjectStatusUseCase } from '@hearth/app';
 import type { Actor } from '@hearth/permissions';
 import { CurrentActor } from '../http/actor.decorator';
 import { Envelope } from '../http/envelope';
@@ -14,22 +14,19 @@ import { toProjectView } from './projects.dto';
 @Envelope('bare')
 @Controller('projects/:id')
 export class ProjectLifecycleController {
-  constructor(
-    private readonly archiveProject: ArchiveProjectUseCase,
-    private readonly restoreProject: RestoreProjectUseCase,
-  ) {}
+  constructor(private readonly changeStatus: ChangeProjectStatusUseCase) {}
 
   @Post('archive')
   @HttpCode(200)
   async archive(@CurrentActor() actor: Actor, @Param('id') id: string) {
-    const { project, role } = await this.archiveProject.execute(actor, id);
+    const { project, role } = await this.changeStatus.execute(actor, id, 'archived');
     return toProjectView(project, role);
   }
 
   @Post('restore')
   @HttpCode(200)
   async restore(@CurrentActor() actor: Actor, @Param('id') id: string) {
-    const { project, role } = await this.restoreProject.execute(actor, id);
+    const { project, role } = await this.changeStatus.execute(actor, id, 'active');
     return toProjectView(project, role);
   }
 }
