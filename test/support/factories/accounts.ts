@@ -24,7 +24,8 @@ export interface AccountWithKey {
   apiKey: string;
 }
 
-async function addKey(t: TestApp, clientId: string): Promise<string> {
+/** A new key for a Client, written through the credentials repository. */
+export async function addKey(t: TestApp, clientId: string): Promise<string> {
   const apiKey = generateApiKey();
   await credentialsRepository.insertKey(t.resources.database.db, {
     id: newId(ID_PREFIX.apiKey),

@@ -1,14 +1,12 @@
-import { provisionAccount } from '@hearth/app';
-import { apiKeyPrefix, generateApiKey, hashApiKey, ID_PREFIX, newId } from '@hearth/domain';
+import { ID_PREFIX, newId } from '@hearth/domain';
 import {
   accountsRepository,
-  credentialsRepository,
-  inTransaction,
   projectsRepository,
   type ProjectMemberRow,
   type ProjectRow,
 } from '@hearth/persistence';
 import type { TestApp } from '../test-app';
+import { createAccountWithKey, createClientWithKey } from './accounts';
 
 /** Someone who can call the API: an account's Client and a key for it. */
 export interface Caller {
@@ -19,18 +17,6 @@ export interface Caller {
   apiKey: string;
 }
 
-async function issueKey(t: TestApp, clientId: string): Promise<string> {
-  const apiKey = generateApiKey();
-  await credentialsRepository.insertKey(t.resources.database.db, {
-    id: newId(ID_PREFIX.apiKey),
-    client_id: clientId,
-    key_hash: hashApiKey(apiKey),
-    key_prefix: apiKeyPrefix(apiKey),
-    created_at: Date.now(),
-  });
-  return apiKey;
-}
-
 /**
  * A new account (with its default Client and default Workspace, like `POST /accounts`) and a key for
  * its default Client. Works in single mode too, since it does not go through the API.
@@ -39,18 +25,11 @@ export async function createAccountCaller(
   t: TestApp,
   options: { name?: string; role?: 'admin' | 'user' } = {},
 ): Promise<Caller> {
-  const db = t.resources.database.db;
-  const account = await inTransaction(db, ({ tx }) =>
-    provisionAccount(tx, { name: options.name ?? 'Test account', role: options.role ?? 'user' }),
-  );
-  const client = await accountsRepository.findDefaultClient(db, account.id);
-  if (!client) throw new Error('provisioned account has no default Client');
-  return {
-    accountId: account.id,
-    clientId: client.id,
-    isDefault: true,
-    apiKey: await issueKey(t, client.id),
-  };
+  const { accountId, clientId, apiKey } = await createAccountWithKey(t, {
+    name: options.name ?? 'Test account',
+    role: options.role,
+  });
+  return { accountId, clientId, isDefault: true, apiKey };
 }
 
 /** A non-default Client of an account, with a key. It has no owner rights (spec 1 point 3). */
@@ -59,17 +38,8 @@ export async function createClientCaller(
   accountId: string,
   name = 'Test client',
 ): Promise<Caller> {
-  const now = Date.now();
-  const client = await accountsRepository.insertClient(t.resources.database.db, {
-    id: newId(ID_PREFIX.client),
-    account_id: accountId,
-    name,
-    status: 'active',
-    is_default: false,
-    created_at: now,
-    updated_at: now,
-  });
-  return { accountId, clientId: client.id, isDefault: false, apiKey: await issueKey(t, client.id) };
+  const { clientId, apiKey } = await createClientWithKey(t, accountId, { name });
+  return { accountId, clientId, isDefault: false, apiKey };
 }
 
 /** The default account's default Client, with the test app's admin key. */
