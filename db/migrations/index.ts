@@ -3,6 +3,7 @@ import * as platformCore from './20261121000000_platform_core';
 import * as jobLeases from './20261121004000_job_leases';
 import * as derivedOutputs from './20261121005000_derived_outputs';
 import * as inbox from './20261121006000_inbox';
+import * as projectSettings from './20261121007000_project_settings';
 
 /**
  * Every migration, in order. Forward only: a landed migration is never edited; a change is a new file
@@ -13,4 +14,5 @@ export const migrations: Record<string, Migration> = {
   '20261121004000_job_leases': jobLeases,
   '20261121005000_derived_outputs': derivedOutputs,
   '20261121006000_inbox': inbox,
+  '20261121007000_project_settings': projectSettings,
 };

@@ -5,6 +5,7 @@ import {
   createOwnedSession,
 } from '../support/factories/accounts';
 import { ADMIN_KEY, startTestApp, type TestApp } from '../support/test-app';
+import { createLlmProfile, createMcpServer, createToolPolicy } from '../support/factories/settings';
 
 const ACCOUNT_FIELDS = ['created_at', 'id', 'is_default', 'name', 'role', 'status', 'updated_at'];
 
@@ -252,17 +253,45 @@ describe('accounts, multi mode', () => {
     await createOwnedProject(t, withProject.accountId);
     const res = await t.http.delete(`/accounts/${withProject.accountId}`).set(admin()).expect(409);
     expect(res.body.error.code).toBe('account_has_resources');
-    expect(res.body.error.details.resources).toEqual({ sessions: 0, projects: 1 });
+    expect(res.body.error.details.resources).toEqual({
+      sessions: 0,
+      projects: 1,
+      llm_profiles: 0,
+      mcp_servers: 0,
+      tool_policies: 0,
+    });
 
     const withSession = await createAccountWithKey(t);
     await createOwnedSession(t, withSession.accountId);
     const res2 = await t.http.delete(`/accounts/${withSession.accountId}`).set(admin()).expect(409);
     expect(res2.body.error.code).toBe('account_has_resources');
-    expect(res2.body.error.details.resources).toEqual({ sessions: 1, projects: 1 });
+    expect(res2.body.error.details.resources).toEqual({
+      sessions: 1,
+      projects: 1,
+      llm_profiles: 0,
+      mcp_servers: 0,
+      tool_policies: 0,
+    });
 
     // Nothing was deleted; the account still works.
     await t.http.get(`/accounts/${withSession.accountId}`).set(admin()).expect(200);
     await t.http.get('/clients').set('x-api-key', withSession.apiKey).expect(200);
+  });
+
+  it('counts model profiles, MCP servers and tool policies as resources that block the delete', async () => {
+    const owner = await createAccountWithKey(t);
+    await createLlmProfile(t, owner.accountId);
+    await createMcpServer(t, owner.apiKey);
+    await createToolPolicy(t, owner.apiKey);
+    const res = await t.http.delete(`/accounts/${owner.accountId}`).set(admin()).expect(409);
+    expect(res.body.error.code).toBe('account_has_resources');
+    expect(res.body.error.details.resources).toEqual({
+      sessions: 0,
+      projects: 0,
+      llm_profiles: 1,
+      mcp_servers: 1,
+      tool_policies: 1,
+    });
   });
 
   it('answers 403 account_forbidden to non-admins on every account route', async () => {

@@ -1,5 +1,6 @@
+import { sql } from 'kysely';
 import { ProjectEventStream, type EventStreamSink, type StreamedEvent } from '@hearth/app';
-import type { ProjectRow } from '@hearth/persistence';
+import { projectEventsRepository, type ProjectRow } from '@hearth/persistence';
 import { appendEventBatch, appendEvents } from '../support/factories/events';
 import { createProject } from '../support/factories/projects';
 import { startTestApp, type TestApp } from '../support/test-app';
@@ -11,14 +12,20 @@ import { startTestApp, type TestApp } from '../support/test-app';
  */
 class ScriptedSink implements EventStreamSink {
   readonly sent: number[] = [];
+  /** Each `send` call: the events it carried (one chunk on the wire). */
+  readonly writes: Array<readonly StreamedEvent[]> = [];
   full = false;
+  /** Every write fills the buffer (a client slower than the server), until the next drain. */
+  fillOnEveryWrite = false;
   ended = false;
   failure: { code: string; message: string } | null = null;
   private drain: (() => void) | null = null;
   private close: (() => void) | null = null;
 
-  send(event: StreamedEvent): boolean {
-    this.sent.push(event.sequence);
+  send(events: readonly StreamedEvent[]): boolean {
+    this.writes.push(events);
+    for (const event of events) this.sent.push(event.sequence);
+    if (this.fillOnEveryWrite) this.full = true;
     return !this.full;
   }
   fail(code: string, message: string): void {
@@ -51,6 +58,19 @@ async function waitFor(predicate: () => boolean, what: string, timeoutMs = 10_00
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/** `count` events appended in one statement (a long log to catch up on), with their counter row. */
+async function appendLongLog(t: TestApp, project: ProjectRow, count: number): Promise<void> {
+  const db = t.resources.database.db;
+  await sql`
+    INSERT INTO project_events (id, workspace_id, project_id, sequence, type, visibility, source, payload, created_at)
+    SELECT 'evt_long' || ${project.id} || lpad(g::text, 8, '0'), ${project.workspace_id}, ${project.id}, g,
+      'test.replayed', 'project', 'system', jsonb_build_object('n', g), ${Date.now()}::bigint + g
+    FROM generate_series(1, ${count}::int) AS g`.execute(db);
+  await sql`INSERT INTO project_event_counters (project_id, last_sequence) VALUES (${project.id}, ${count})`.execute(
+    db,
+  );
 }
 
 describe('event stream back-pressure', () => {
@@ -91,19 +111,77 @@ describe('event stream back-pressure', () => {
     await t.close();
   });
 
-  it('stops at a full buffer during replay and resumes from the log on drain', async () => {
+  it('stops at a full buffer during replay and hands over to live batches after the drain', async () => {
     await appendEvents(t, project, 10);
     const sink = new ScriptedSink();
     sink.full = true;
     const stream = new ProjectEventStream(t.resources.database.db, filter(), 0, () => undefined);
     stream.start(sink);
-    // The first write is accepted into the buffer but reports it full: the replay stops there.
-    await waitFor(() => sink.sent.length === 1, 'the first write');
+    // The replay page is written as one chunk, which reports the buffer full: nothing more is sent.
+    await waitFor(() => sink.sent.length === 10, 'the first write');
+    expect(sink.writes).toHaveLength(1);
+    // Live events committed while the stream waits for the drain are held, not written.
+    const live = await appendEventBatch(t, project, [{}, {}, {}]);
+    stream.deliver(batchOf(live, 10));
     await new Promise((r) => setTimeout(r, 100));
-    expect(sink.sent).toEqual([1]);
-    sink.emitDrain();
-    await waitFor(() => sink.sent.length === 10, 'the rest of the replay');
     expect(sink.sent).toEqual(range(1, 10));
+    sink.emitDrain();
+    await waitFor(() => sink.sent.length === 13, 'the live events after the drain');
+    expect(sink.sent).toEqual(range(1, 13));
+  });
+
+  it('catches up a page per write, waits for each drain, and never reads a row twice', async () => {
+    await appendLongLog(t, project, 2100);
+    const sink = new ScriptedSink();
+    sink.fillOnEveryWrite = true;
+    const reads = jest.spyOn(projectEventsRepository, 'listStreamAfter');
+    try {
+      const stream = new ProjectEventStream(t.resources.database.db, filter(), 0, () => undefined);
+      stream.start(sink);
+      await waitFor(() => sink.writes.length === 1, 'the first page');
+      await new Promise((r) => setTimeout(r, 150));
+      // Paused on the full buffer: one page written (the next one may be read ahead, not written).
+      expect(sink.sent).toEqual(range(1, 1000));
+      sink.emitDrain();
+      await waitFor(() => sink.writes.length === 2, 'the second page');
+      expect(sink.sent).toEqual(range(1, 2000));
+      sink.emitDrain();
+      await waitFor(() => sink.writes.length === 3, 'the last page');
+      expect(sink.sent).toEqual(range(1, 2100));
+      expect(sink.writes.map((w) => w.length)).toEqual([1000, 1000, 100]);
+      // Three pages, three reads: waiting for a drain never makes the stream read again.
+      const ownReads = reads.mock.calls.filter(([, q]) => q.projectId === project.id);
+      expect(ownReads.map(([, q]) => q.after)).toEqual([0, 1000, 2000]);
+      sink.emitClose();
+      expect(stream.isClosed).toBe(true);
+    } finally {
+      reads.mockRestore();
+    }
+  });
+
+  it('filters a shared batch once per filter and writes it to each stream as one chunk', async () => {
+    const streams = [0, 1, 2].map((i) => {
+      const sink = new ScriptedSink();
+      const stream = new ProjectEventStream(
+        t.resources.database.db,
+        { ...filter(), types: i === 2 ? ['kept.type'] : [] },
+        0,
+        () => undefined,
+      );
+      stream.start(sink);
+      return { sink, stream };
+    });
+    await new Promise((r) => setTimeout(r, 100));
+    const rows = await appendEventBatch(t, project, [{ type: 'kept.type' }, {}, { type: 'kept.type' }]);
+    const batch = batchOf(rows, 0);
+    for (const { stream } of streams) stream.deliver(batch);
+    const [a, b, c] = streams.map((s) => s.sink);
+    expect(a.writes).toHaveLength(1);
+    expect(a.writes[0]).toBe(b.writes[0]); // the same array: its SSE chunk is built once
+    expect(a.sent).toEqual([1, 2, 3]);
+    expect(c.writes).toHaveLength(1);
+    expect(c.sent).toEqual([1, 3]);
+    for (const { sink } of streams) sink.emitClose();
   });
 
   it('ignores batches while blocked and reads what it skipped when drained', async () => {

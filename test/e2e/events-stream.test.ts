@@ -276,6 +276,12 @@ describe('GET /projects/:id/events/stream', () => {
       await appendEvents(embedded, project, 2);
       await client.waitForEvents(4);
       expect(sequencesOf(client.messages)).toEqual([1, 2, 3, 4]);
+      // The event JSON built by the embedded Postgres equals the query items too.
+      const query = await embedded.http
+        .get(`/projects/${project.id}/events`)
+        .set('x-api-key', ADMIN_KEY)
+        .expect(200);
+      expect(client.messages.map((m) => JSON.parse(m.data))).toEqual(query.body.items);
     } finally {
       await embedded.close();
     }

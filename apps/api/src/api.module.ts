@@ -1,14 +1,17 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { CoreAppModule } from '@hearth/app';
 import { PlatformModule, type PlatformResources } from '@hearth/platform';
 import { AuthGuard } from './http/auth.guard';
-import { EnvelopeInterceptor } from './http/envelope';
 import { HttpExceptionFilter } from './http/http-exception.filter';
 import { HealthController } from './health/health.controller';
 import { MembersModule } from './members/members.module';
 import { DerivedOutputsModule } from './derived-outputs/derived-outputs.module';
 import { InboxModule } from './inbox/inbox.module';
+import { SettingsModule } from './settings/settings.module';
+import { McpServersModule } from './mcp-servers/mcp-servers.module';
+import { ToolPoliciesModule } from './tool-policies/tool-policies.module';
+import { EffectiveConfigModule } from './effective-config/effective-config.module';
 import { ProjectsModule } from './projects/projects.module';
 import { SessionsModule } from './sessions/sessions.module';
 import { AccountsModule } from './accounts/accounts.module';
@@ -25,6 +28,10 @@ const FEATURE_MODULES: NonNullable<DynamicModule['imports']> = [
   MembersModule,
   DerivedOutputsModule,
   InboxModule,
+  SettingsModule,
+  McpServersModule,
+  ToolPoliciesModule,
+  EffectiveConfigModule,
   ProjectsModule,
   SessionsModule,
   AccountsModule,
@@ -42,7 +49,6 @@ export class ApiModule {
       controllers: [HealthController],
       providers: [
         { provide: APP_GUARD, useClass: AuthGuard },
-        { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
         { provide: APP_FILTER, useClass: HttpExceptionFilter },
       ],
     };

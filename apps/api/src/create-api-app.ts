@@ -3,6 +3,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { PlatformResources } from '@hearth/platform';
 import { ApiModule } from './api.module';
+import { EnvelopeExpressAdapter } from './http/envelope';
 import { bodyParserErrorHandler, jsonBodyParser, requestIdAndAccessLog } from './http/request-pipeline';
 import { createValidationPipe } from './http/validation';
 
@@ -11,11 +12,15 @@ import { createValidationPipe } from './http/validation';
  * caller listens and closes; closing the app does not close the resources.
  */
 export async function createApiApp(resources: PlatformResources): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(ApiModule.register(resources), {
-    bodyParser: false,
-    logger: resources.logger,
-    abortOnError: false,
-  });
+  const app = await NestFactory.create<NestExpressApplication>(
+    ApiModule.register(resources),
+    new EnvelopeExpressAdapter(),
+    {
+      bodyParser: false,
+      logger: resources.logger,
+      abortOnError: false,
+    },
+  );
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(requestIdAndAccessLog(resources.logger, resources.metrics));

@@ -24,6 +24,12 @@ export const ID_PREFIX = {
   job: 'job',
   derivedOutput: 'dout',
   inboxEntry: 'inbox',
+  llmProfile: 'llmp',
+  mcpServer: 'mcp',
+  toolPolicy: 'tpol',
+  llmProfileOverride: 'pllmo',
+  mcpBinding: 'pmcpb',
+  toolPolicyOverride: 'ptpo',
   request: 'req',
 } as const;
 

@@ -6,3 +6,5 @@ export * from './paging/paging.rules';
 export * from './members/member.rules';
 export * from './derived-outputs/derived-output.rules';
 export * from './inbox/inbox.rules';
+export * from './settings/settings.rules';
+export * from './settings/effective-config.rules';

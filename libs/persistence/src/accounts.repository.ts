@@ -15,6 +15,9 @@ export type WorkspaceRow = Selectable<WorkspacesTable>;
 export interface OwnedResourceCounts {
   sessions: number;
   projects: number;
+  llm_profiles: number;
+  mcp_servers: number;
+  tool_policies: number;
 }
 
 export const accountsRepository = {
@@ -87,9 +90,31 @@ export const accountsRepository = {
           .select((s) => s.fn.countAll<number>().as('n'))
           .where('account_id', '=', accountId)
           .as('projects'),
+        eb
+          .selectFrom('llm_profiles')
+          .select((s) => s.fn.countAll<number>().as('n'))
+          .where('account_id', '=', accountId)
+          .where('status', '!=', 'deleted')
+          .as('llm_profiles'),
+        eb
+          .selectFrom('mcp_servers')
+          .select((s) => s.fn.countAll<number>().as('n'))
+          .where('account_id', '=', accountId)
+          .as('mcp_servers'),
+        eb
+          .selectFrom('tool_policies')
+          .select((s) => s.fn.countAll<number>().as('n'))
+          .where('account_id', '=', accountId)
+          .as('tool_policies'),
       ])
       .executeTakeFirstOrThrow();
-    return { sessions: Number(row.sessions), projects: Number(row.projects) };
+    return {
+      sessions: Number(row.sessions),
+      projects: Number(row.projects),
+      llm_profiles: Number(row.llm_profiles),
+      mcp_servers: Number(row.mcp_servers),
+      tool_policies: Number(row.tool_policies),
+    };
   },
 
   async insertClient(db: Executor, row: Insertable<ClientsTable>): Promise<ClientRow> {

@@ -1,3 +1,4 @@
+import { compiledOnce } from './compiled-once';
 import type { Executor } from './database';
 
 export interface CredentialRow {
@@ -10,25 +11,30 @@ export interface CredentialRow {
   account_role: 'admin' | 'user';
 }
 
+/** The key lookup of every authenticated request, compiled once (compiled-once.ts). */
+const findByKeyHash = compiledOnce((db, keyHash: string) =>
+  db
+    .selectFrom('api_keys as k')
+    .innerJoin('clients as c', 'c.id', 'k.client_id')
+    .innerJoin('accounts as a', 'a.id', 'c.account_id')
+    .select([
+      'k.id as key_id',
+      'c.id as client_id',
+      'c.status as client_status',
+      'c.is_default as client_is_default',
+      'a.id as account_id',
+      'a.status as account_status',
+      'a.role as account_role',
+    ])
+    .where('k.key_hash', '=', keyHash)
+    .where('k.revoked_at', 'is', null),
+);
+
 /** Named queries for API keys. Keys are looked up by their sha256 hash only. */
 export const credentialsRepository = {
   async findByKeyHash(db: Executor, keyHash: string): Promise<CredentialRow | undefined> {
-    return db
-      .selectFrom('api_keys as k')
-      .innerJoin('clients as c', 'c.id', 'k.client_id')
-      .innerJoin('accounts as a', 'a.id', 'c.account_id')
-      .select([
-        'k.id as key_id',
-        'c.id as client_id',
-        'c.status as client_status',
-        'c.is_default as client_is_default',
-        'a.id as account_id',
-        'a.status as account_status',
-        'a.role as account_role',
-      ])
-      .where('k.key_hash', '=', keyHash)
-      .where('k.revoked_at', 'is', null)
-      .executeTakeFirst();
+    const [row] = await findByKeyHash(db, keyHash);
+    return row;
   },
 
   async insertKey(

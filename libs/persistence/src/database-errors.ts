@@ -35,3 +35,7 @@ export function classifyDatabaseError(error: unknown): DatabaseErrorKind | null 
   }
   return null;
 }
+
+/** A unique constraint refused the write (SQLSTATE 23505): the caller maps it to its own conflict code. */
+export const isUniqueViolation = (error: unknown): boolean =>
+  typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505';

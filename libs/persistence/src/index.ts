@@ -17,3 +17,7 @@ export * from './derived-outputs.repository';
 export * from './jobs.repository';
 export * from './inbox.repository';
 export * from './database-errors';
+export * from './llm-profiles.repository';
+export * from './mcp-servers.repository';
+export * from './tool-policies.repository';
+export * from './project-settings.repository';

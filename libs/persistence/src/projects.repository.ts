@@ -1,4 +1,5 @@
 import type { ExpressionBuilder, Insertable, Selectable } from 'kysely';
+import { compiledOnce } from './compiled-once';
 import type { Executor, Tx } from './database';
 import type { Database, ProjectMembersTable, ProjectsTable } from './tables';
 
@@ -48,13 +49,45 @@ export function projectReadableBy(eb: ExpressionBuilder<Database, 'projects'>, s
     : member;
 }
 
+/** The Project gate of every Project route (ProjectAccess), compiled once (compiled-once.ts). */
+const findProject = compiledOnce((db, id: string) =>
+  db.selectFrom('projects').selectAll().where('id', '=', id),
+);
+
+/** An active membership of a Client that is not its account's default Client: `client` rows only. */
+const findActiveClientRole = compiledOnce((db, projectId: string, clientId: string) =>
+  db
+    .selectFrom('project_members')
+    .select('role')
+    .where('project_id', '=', projectId)
+    .where('status', '=', 'active')
+    .where((eb) => eb.and([eb('subject_type', '=', 'client'), eb('subject_id', '=', clientId)])),
+);
+
+/** An active membership of an account's default Client: its `client` rows or its account's rows. */
+const findActiveDefaultClientRole = compiledOnce(
+  (db, projectId: string, clientId: string, accountId: string) =>
+    db
+      .selectFrom('project_members')
+      .select('role')
+      .where('project_id', '=', projectId)
+      .where('status', '=', 'active')
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('subject_type', '=', 'client'), eb('subject_id', '=', clientId)]),
+          eb.and([eb('subject_type', '=', 'account'), eb('subject_id', '=', accountId)]),
+        ]),
+      ),
+);
+
 export const projectsRepository = {
   async insertProject(db: Executor, row: Insertable<ProjectsTable>): Promise<ProjectRow> {
     return db.insertInto('projects').values(row).returningAll().executeTakeFirstOrThrow();
   },
 
   async findProject(db: Executor, id: string): Promise<ProjectRow | undefined> {
-    return db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst();
+    const [row] = await findProject(db, id);
+    return row;
   },
 
   /**
@@ -66,21 +99,9 @@ export const projectsRepository = {
     projectId: string,
     subject: ProjectSubject,
   ): Promise<ProjectMemberRow['role'] | undefined> {
-    const row = await db
-      .selectFrom('project_members')
-      .select('role')
-      .where('project_id', '=', projectId)
-      .where('status', '=', 'active')
-      .where((eb) => {
-        const client = eb.and([eb('subject_type', '=', 'client'), eb('subject_id', '=', subject.clientId)]);
-        return subject.clientIsDefault
-          ? eb.or([
-              client,
-              eb.and([eb('subject_type', '=', 'account'), eb('subject_id', '=', subject.accountId)]),
-            ])
-          : client;
-      })
-      .executeTakeFirst();
+    const [row] = subject.clientIsDefault
+      ? await findActiveDefaultClientRole(db, projectId, subject.clientId, subject.accountId)
+      : await findActiveClientRole(db, projectId, subject.clientId);
     return row?.role;
   },
 

@@ -1,10 +1,20 @@
 import { Module } from '@nestjs/common';
-import { ListProjectEventsUseCase, OpenProjectEventStreamUseCase, ProjectEventHub } from '@hearth/app';
+import {
+  ListProjectEventsUseCase,
+  OpenProjectEventStreamUseCase,
+  ProjectEventAccessCheck,
+  ProjectEventHub,
+} from '@hearth/app';
 import { EventsController } from './events.controller';
 
 /** The Project event log routes and this process's stream hub. */
 @Module({
   controllers: [EventsController],
-  providers: [ProjectEventHub, ListProjectEventsUseCase, OpenProjectEventStreamUseCase],
+  providers: [
+    ProjectEventHub,
+    ProjectEventAccessCheck,
+    ListProjectEventsUseCase,
+    OpenProjectEventStreamUseCase,
+  ],
 })
 export class EventsModule {}

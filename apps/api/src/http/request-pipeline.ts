@@ -20,17 +20,18 @@ export function requestIdAndAccessLog(logger: JsonLogger, metrics: Metrics) {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const route = (req.route?.path as string | undefined) ?? 'unmatched';
       metrics.httpDuration.observe({ method: req.method, route, status: String(res.statusCode) }, seconds);
-      if (req.path.startsWith('/health') || req.path === '/metrics') return;
-      requestContext.run({ requestId }, () =>
-        logger.info({
-          msg: 'request',
-          method: req.method,
-          path: req.path,
-          route,
-          status: res.statusCode,
-          duration_ms: Math.round(seconds * 1000 * 100) / 100,
-        }),
-      );
+      const path = req.path;
+      if (path.startsWith('/health') || path === '/metrics') return;
+      // The request id as a field (the same line as inside the request's context, one context switch less).
+      logger.info({
+        msg: 'request',
+        method: req.method,
+        path,
+        route,
+        status: res.statusCode,
+        duration_ms: Math.round(seconds * 1000 * 100) / 100,
+        request_id: requestId,
+      });
     });
     requestContext.run({ requestId }, next);
   };
@@ -50,11 +51,9 @@ export function bodyParserErrorHandler() {
   return (err: BodyParserError, _req: Request, res: Response, next: NextFunction) => {
     if (!err || typeof err !== 'object' || !err.type) return next(err);
     if (err.type === 'entity.too.large') {
-      return res
-        .status(413)
-        .json({
-          error: { code: 'payload_too_large', message: 'The request body is larger than the server accepts' },
-        });
+      return res.status(413).json({
+        error: { code: 'payload_too_large', message: 'The request body is larger than the server accepts' },
+      });
     }
     if (err.type === 'entity.parse.failed') {
       return res.status(400).json({ error: { code: 'validation_error', message: 'Malformed JSON body' } });

@@ -12,6 +12,8 @@ export interface SseEvent {
 
 /** The SSE block is built once per event object, however many clients it is written to. */
 const frames = new WeakMap<SseEvent, string>();
+/** Likewise the chunk of a run of events (a catch-up page, or a shared batch's selection). */
+const chunks = new WeakMap<readonly SseEvent[], string>();
 
 function frameOf(event: SseEvent): string {
   let frame = frames.get(event);
@@ -20,6 +22,19 @@ function frameOf(event: SseEvent): string {
     frames.set(event, frame);
   }
   return frame;
+}
+
+function chunkOf(events: readonly SseEvent[]): string {
+  if (events.length === 1) return frameOf(events[0]);
+  let chunk = chunks.get(events);
+  if (chunk === undefined) {
+    // Catch-up pages are one stream's own: build their frames without caching each one.
+    chunk = '';
+    for (const event of events)
+      chunk += `id: ${event.sequence}\nevent: ${event.type}\ndata: ${event.data}\n\n`;
+    chunks.set(events, chunk);
+  }
+  return chunk;
 }
 
 /**
@@ -53,9 +68,13 @@ export class SseWriter {
     res.on('close', () => this.stop());
   }
 
-  /** Writes one event; false when the socket buffer is full (wait for `onDrain`). */
-  send(event: SseEvent): boolean {
-    return this.write(frameOf(event));
+  /**
+   * Writes consecutive events with ONE `write`; false when the socket buffer is full (wait for
+   * `onDrain`). The array must not change afterwards: its chunk is cached for the other clients.
+   */
+  send(events: readonly SseEvent[]): boolean {
+    if (events.length === 0) return true;
+    return this.write(chunkOf(events));
   }
 
   fail(code: string, message: string): void {

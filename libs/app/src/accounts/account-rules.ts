@@ -51,7 +51,3 @@ export const accountRef = (a: AccountRow) => ({
   status: a.status,
   is_default: a.is_default,
 });
-
-/** Postgres (and PGlite) unique violation. */
-export const isUniqueViolation = (error: unknown): boolean =>
-  typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505';

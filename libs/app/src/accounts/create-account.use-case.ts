@@ -1,11 +1,17 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainError } from '@hearth/domain';
 import type { Actor } from '@hearth/permissions';
-import { accountsRepository, inTransaction, type AccountRow, type Db } from '@hearth/persistence';
+import {
+  accountsRepository,
+  inTransaction,
+  isUniqueViolation,
+  type AccountRow,
+  type Db,
+} from '@hearth/persistence';
 import { CONFIG, DB, type AppConfig } from '@hearth/platform';
 import { OperationLogWriter } from '../operation-logs/operation-log-writer';
 import { provisionAccount } from './account-provisioning';
-import { accountRef, isUniqueViolation, requireAccountAdmin, requireMultiAccountMode } from './account-rules';
+import { accountRef, requireAccountAdmin, requireMultiAccountMode } from './account-rules';
 
 export interface CreateAccountInput {
   id?: string;

@@ -61,7 +61,7 @@ export class OpenProjectEventStreamUseCase {
     const lastEventId = parseLastEventId(input.last_event_id);
     const { filter } = await resolveProjectEventFilter(this.db, this.access, actor, projectId, input);
     const after = Math.max(input.after ?? 0, lastEventId ?? 0);
-    const stream = await this.hub.open({ filter, after });
+    const stream = await this.hub.open({ filter, after, actor });
     return { after, start: (sink) => this.hub.start(stream, sink), cancel: () => stream.end() };
   }
 }

@@ -1,4 +1,4 @@
-import type { ProjectEventRow } from '@hearth/persistence';
+import type { ProjectEventRow, StreamEventRow } from '@hearth/persistence';
 
 /** The Project Event of spec 1, exactly its fields: the items of the query and the SSE `data:`. */
 export interface ProjectEventItem {
@@ -69,5 +69,16 @@ export function toStreamedEvent(row: ProjectEventRow): StreamedEvent {
     visibility: item.visibility,
     sessionId: item.session_id,
     data: JSON.stringify(item),
+  };
+}
+
+/** The stream's reads come with the event's JSON built by Postgres (`listStreamAfter`). */
+export function streamedEventOf(row: StreamEventRow): StreamedEvent {
+  return {
+    sequence: row.sequence,
+    type: row.type,
+    visibility: row.visibility,
+    sessionId: row.session_id,
+    data: row.data,
   };
 }

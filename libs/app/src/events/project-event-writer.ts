@@ -58,18 +58,16 @@ export class ProjectEventWriter {
       created_at: Date.now(),
     });
     uow.afterCommit(() =>
-      this.bus
-        .publish(projectEventsChannel(event.project_id), String(event.sequence))
-        .catch((error) =>
-          this.logger.warn(
-            {
-              msg: 'event wake-up publish failed; readers will catch up',
-              project_id: event.project_id,
-              error: String(error),
-            },
-            'ProjectEventWriter',
-          ),
+      this.bus.publish(projectEventsChannel(event.project_id), String(event.sequence)).catch((error) =>
+        this.logger.warn(
+          {
+            msg: 'event wake-up publish failed; readers will catch up',
+            project_id: event.project_id,
+            error: String(error),
+          },
+          'ProjectEventWriter',
         ),
+      ),
     );
     return event;
   }

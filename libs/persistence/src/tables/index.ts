@@ -15,6 +15,7 @@ import type {
 export * from './core.table';
 export * from './derived-outputs.table';
 export * from './inbox.table';
+export * from './settings.table';
 
 /** Every table of the Hearth database, as kysely sees it. Later features add their tables here. */
 export interface Database {
@@ -31,4 +32,10 @@ export interface Database {
   jobs: JobsTable;
   derived_outputs: import('./derived-outputs.table').DerivedOutputsTable;
   inbox_entries: import('./inbox.table').InboxEntriesTable;
+  llm_profiles: import('./settings.table').LlmProfilesTable;
+  mcp_servers: import('./settings.table').McpServersTable;
+  tool_policies: import('./settings.table').ToolPoliciesTable;
+  project_llm_profile_overrides: import('./settings.table').ProjectLlmProfileOverridesTable;
+  project_mcp_bindings: import('./settings.table').ProjectMcpBindingsTable;
+  project_tool_policy_overrides: import('./settings.table').ProjectToolPolicyOverridesTable;
 }
