@@ -8,3 +8,4 @@ export * from './derived-outputs/derived-output.rules';
 export * from './inbox/inbox.rules';
 export * from './settings/settings.rules';
 export * from './settings/effective-config.rules';
+export * from './formats';

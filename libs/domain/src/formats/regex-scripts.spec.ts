@@ -1,0 +1,135 @@
+import {
+  expectFieldEquivalent,
+  expectParseError,
+  fixtureFiles,
+  readJsonFixture,
+} from './format.test-support';
+import { compatReport, compileFindRegex, exportRegexScripts, parseRegexScripts } from './regex-scripts';
+
+const FILES = fixtureFiles('regex');
+
+const script = (fields: Record<string, unknown>) => ({ findRegex: '/x/g', placement: [2], ...fields });
+
+describe('regex-scripts', () => {
+  it('has the regex fixture', () => {
+    expect(FILES).toHaveLength(1);
+  });
+
+  it.each(FILES)('%s round-trips to an equivalent script, field by field', (file) => {
+    const original = readJsonFixture('regex', file);
+    const parsed = parseRegexScripts(original);
+    expect(parsed).toHaveLength(1);
+    const exported = exportRegexScripts(parsed);
+    expect(exported).toHaveLength(1);
+    expectFieldEquivalent(exported[0], original);
+    expectFieldEquivalent(exportRegexScripts(parseRegexScripts(exported)), [original]);
+  });
+
+  it('reports the fixture in compat_report', () => {
+    expect(compatReport(parseRegexScripts(readJsonFixture('regex', FILES[0])))).toEqual({
+      stored_count: 1,
+      prompt_executable_count: 0,
+      persist_executable_count: 1,
+      display_only_count: 0,
+      unsupported_runtime_count: 0,
+      contains_prompt_only: false,
+      contains_run_on_edit: true,
+      contains_reasoning: false,
+      contains_slash_command: false,
+    });
+  });
+
+  it('fills safe defaults for missing legacy fields and keeps unknown ones', () => {
+    const [legacy] = parseRegexScripts([
+      {
+        scriptName: 'Old',
+        findRegex: 'foo',
+        replaceString: 'bar {{char}}',
+        placement: 1,
+        substituteRegex: true,
+        legacyField: 'kept',
+      },
+    ]);
+    const [out] = exportRegexScripts([legacy]);
+    expect(out).toEqual({
+      id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-a[0-9a-f]{3}-[0-9a-f]{12}$/),
+      scriptName: 'Old',
+      findRegex: 'foo',
+      replaceString: 'bar {{char}}',
+      trimStrings: [],
+      placement: [1],
+      disabled: false,
+      markdownOnly: false,
+      promptOnly: false,
+      runOnEdit: false,
+      substituteRegex: 1,
+      minDepth: null,
+      maxDepth: null,
+      legacyField: 'kept',
+    });
+    expect(exportRegexScripts([legacy])[0].id).toBe(out.id); // stable across exports
+    const [empty] = exportRegexScripts([{}]);
+    expect(empty).toMatchObject({
+      scriptName: '',
+      findRegex: '',
+      replaceString: '',
+      placement: [],
+      substituteRegex: 0,
+    });
+  });
+
+  it('compiles /pattern/flags and bare patterns as ST does', () => {
+    expect(compileFindRegex('/a+b/gi')?.flags).toBe('gi');
+    expect(compileFindRegex('a+b')?.source).toBe('a+b');
+    expect(compileFindRegex('/(unclosed/')).toBeNull();
+  });
+
+  it('counts a mixed set in compat_report', () => {
+    const scripts = parseRegexScripts([
+      script({ promptOnly: true }),
+      script({ promptOnly: true, markdownOnly: true, placement: [6] }),
+      script({ markdownOnly: true, placement: [1] }),
+      script({}),
+      script({ disabled: true }),
+      script({ placement: [3] }),
+      script({ findRegex: '' }),
+      script({ placement: [0], runOnEdit: true }),
+    ]);
+    expect(compatReport(scripts)).toEqual({
+      stored_count: 8,
+      prompt_executable_count: 2,
+      persist_executable_count: 1,
+      display_only_count: 1,
+      unsupported_runtime_count: 3,
+      contains_prompt_only: true,
+      contains_run_on_edit: true,
+      contains_reasoning: true,
+      contains_slash_command: true,
+    });
+    expect(compatReport([]).stored_count).toBe(0);
+  });
+
+  it('rejects malformed scripts with import_parse_error', () => {
+    expectParseError(() => parseRegexScripts('x'), /script object or an array/);
+    expectParseError(() => parseRegexScripts([1]), /scripts\[0\] must be an object/);
+    expectParseError(
+      () => parseRegexScripts([{ findRegex: '/(oops/g' }]),
+      /scripts\[0\]\.findRegex does not compile/,
+    );
+    expectParseError(() => parseRegexScripts([{ findRegex: 5 }]), /findRegex must be a string/);
+    expectParseError(() => parseRegexScripts([{ disabled: 'no' }]), /disabled must be a boolean/);
+    expectParseError(
+      () => parseRegexScripts([{ placement: ['2'] }]),
+      /placement must be an array of integers/,
+    );
+    expectParseError(
+      () => parseRegexScripts([{ trimStrings: 'x' }]),
+      /trimStrings must be an array of strings/,
+    );
+    expectParseError(() => parseRegexScripts([{ minDepth: '3' }]), /minDepth must be a number or null/);
+  });
+
+  it('does not compile-check a findRegex that macros are substituted into', () => {
+    expect(parseRegexScripts([{ findRegex: '/({{char}}/', substituteRegex: 1 }])).toHaveLength(1);
+  });
+});
