@@ -36,6 +36,10 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     });
     // An idle client that loses its server (restart, terminate) must not crash the process.
     pool.on('error', () => undefined);
+    // Nor may a checked-out one: pg-pool drops its idle listener while a client is lent out, so a
+    // server that goes away between two queries of a transaction would emit an unhandled 'error'.
+    // The next query on that client fails ("not queryable", a 503) and the pool discards it on release.
+    pool.on('connect', (client) => client.on('error', () => undefined));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { db, kind: 'postgres', close: () => db.destroy() };
   }
