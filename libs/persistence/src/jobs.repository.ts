@@ -1,4 +1,4 @@
-import { sql, type Insertable, type Selectable } from 'kysely';
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Executor } from './database';
 import type { JobStatus, JobsTable } from './tables';
 
@@ -15,6 +15,18 @@ export interface JobErrorFields {
 export const CLAIMABLE_STATUSES: JobStatus[] = ['pending', 'retry_waiting'];
 export const IN_FLIGHT_STATUSES: JobStatus[] = ['leased', 'running'];
 export const UNFINISHED_STATUSES: JobStatus[] = ['pending', 'leased', 'running', 'retry_waiting'];
+
+/**
+ * An update of the attempt that still holds a running job: the attempt number is the fencing token, so
+ * a worker whose lease was taken over changes nothing.
+ */
+const updateHeldAttempt = (db: Executor, id: string, attempt: number, values: Updateable<JobsTable>) =>
+  db
+    .updateTable('jobs')
+    .set(values)
+    .where('id', '=', id)
+    .where('status', '=', 'running')
+    .where('attempt_count', '=', attempt);
 
 /**
  * The job ledger: Postgres rows are the truth of every job. State moves only by conditional
@@ -79,13 +91,10 @@ export const jobsRepository = {
     db: Executor,
     input: { id: string; attempt: number; until: number; now: number },
   ): Promise<boolean> {
-    const result = await db
-      .updateTable('jobs')
-      .set({ lease_expires_at: input.until, updated_at: input.now })
-      .where('id', '=', input.id)
-      .where('status', '=', 'running')
-      .where('attempt_count', '=', input.attempt)
-      .executeTakeFirst();
+    const result = await updateHeldAttempt(db, input.id, input.attempt, {
+      lease_expires_at: input.until,
+      updated_at: input.now,
+    }).executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
   },
 
@@ -93,18 +102,13 @@ export const jobsRepository = {
     db: Executor,
     input: { id: string; attempt: number; result: unknown; now: number },
   ): Promise<JobRow | undefined> {
-    return db
-      .updateTable('jobs')
-      .set({
-        status: 'succeeded',
-        result: input.result === undefined || input.result === null ? null : JSON.stringify(input.result),
-        finished_at: input.now,
-        lease_expires_at: null,
-        updated_at: input.now,
-      })
-      .where('id', '=', input.id)
-      .where('status', '=', 'running')
-      .where('attempt_count', '=', input.attempt)
+    return updateHeldAttempt(db, input.id, input.attempt, {
+      status: 'succeeded',
+      result: input.result === undefined || input.result === null ? null : JSON.stringify(input.result),
+      finished_at: input.now,
+      lease_expires_at: null,
+      updated_at: input.now,
+    })
       .returningAll()
       .executeTakeFirst();
   },
@@ -113,18 +117,13 @@ export const jobsRepository = {
     db: Executor,
     input: { id: string; attempt: number; availableAt: number; error: JobErrorFields; now: number },
   ): Promise<JobRow | undefined> {
-    return db
-      .updateTable('jobs')
-      .set({
-        status: 'retry_waiting',
-        available_at: input.availableAt,
-        lease_expires_at: null,
-        updated_at: input.now,
-        ...input.error,
-      })
-      .where('id', '=', input.id)
-      .where('status', '=', 'running')
-      .where('attempt_count', '=', input.attempt)
+    return updateHeldAttempt(db, input.id, input.attempt, {
+      status: 'retry_waiting',
+      available_at: input.availableAt,
+      lease_expires_at: null,
+      updated_at: input.now,
+      ...input.error,
+    })
       .returningAll()
       .executeTakeFirst();
   },
@@ -133,36 +132,25 @@ export const jobsRepository = {
     db: Executor,
     input: { id: string; attempt: number; error: JobErrorFields; now: number },
   ): Promise<JobRow | undefined> {
-    return db
-      .updateTable('jobs')
-      .set({
-        status: 'dead_letter',
-        finished_at: input.now,
-        lease_expires_at: null,
-        updated_at: input.now,
-        ...input.error,
-      })
-      .where('id', '=', input.id)
-      .where('status', '=', 'running')
-      .where('attempt_count', '=', input.attempt)
+    return updateHeldAttempt(db, input.id, input.attempt, {
+      status: 'dead_letter',
+      finished_at: input.now,
+      lease_expires_at: null,
+      updated_at: input.now,
+      ...input.error,
+    })
       .returningAll()
       .executeTakeFirst();
   },
 
   /** A worker shutting down hands its attempt back: due again at once, the attempt stays counted. */
   async handBack(db: Executor, input: { id: string; attempt: number; now: number }): Promise<boolean> {
-    const result = await db
-      .updateTable('jobs')
-      .set({
-        status: 'retry_waiting',
-        available_at: input.now,
-        lease_expires_at: null,
-        updated_at: input.now,
-      })
-      .where('id', '=', input.id)
-      .where('status', '=', 'running')
-      .where('attempt_count', '=', input.attempt)
-      .executeTakeFirst();
+    const result = await updateHeldAttempt(db, input.id, input.attempt, {
+      status: 'retry_waiting',
+      available_at: input.now,
+      lease_expires_at: null,
+      updated_at: input.now,
+    }).executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
   },
 
