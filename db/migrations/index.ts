@@ -4,6 +4,8 @@ import * as jobLeases from './20261121004000_job_leases';
 import * as derivedOutputs from './20261121005000_derived_outputs';
 import * as inbox from './20261121006000_inbox';
 import * as projectSettings from './20261121007000_project_settings';
+import * as assetVersions from './20261122000000_asset_versions';
+import * as conversationCore from './20261122001000_conversation_core';
 
 /**
  * Every migration, in order. Forward only: a landed migration is never edited; a change is a new file
@@ -15,4 +17,6 @@ export const migrations: Record<string, Migration> = {
   '20261121005000_derived_outputs': derivedOutputs,
   '20261121006000_inbox': inbox,
   '20261121007000_project_settings': projectSettings,
+  '20261122000000_asset_versions': assetVersions,
+  '20261122001000_conversation_core': conversationCore,
 };

@@ -30,6 +30,17 @@ export const ID_PREFIX = {
   llmProfileOverride: 'pllmo',
   mcpBinding: 'pmcpb',
   toolPolicyOverride: 'ptpo',
+  character: 'chr',
+  characterVersion: 'chrv',
+  preset: 'prs',
+  presetVersion: 'prsv',
+  regexProfile: 'rgx',
+  regexProfileVersion: 'rgxv',
+  worldbook: 'wb',
+  worldbookVersion: 'wbv',
+  worldbookEntry: 'wbe',
+  userCard: 'usr',
+  vcTag: 'tag',
   request: 'req',
 } as const;
 

@@ -88,17 +88,25 @@ export interface SourceScope {
 }
 
 /**
- * The floor and page lookups that derived outputs validate their sources with. Floors and pages
- * arrive with issue 5, which implements these two methods against its tables; until then no floor or
- * page exists, so a non-null `source_floor_id` answers 404 `floor_not_found` and a non-null
- * `source_page_id` 404 `page_not_found`.
+ * The floor and page lookups that derived outputs and inbox entries validate their sources with: the
+ * account, Project and session a floor or page lives in (through its session).
  */
 export const derivedOutputSourcesRepository = {
-  async findFloorScope(_db: Executor, _floorId: string): Promise<SourceScope | undefined> {
-    return undefined;
+  async findFloorScope(db: Executor, floorId: string): Promise<SourceScope | undefined> {
+    return db
+      .selectFrom('floors')
+      .innerJoin('sessions', 'sessions.id', 'floors.session_id')
+      .select(['floors.account_id', 'sessions.project_id', 'floors.session_id'])
+      .where('floors.id', '=', floorId)
+      .executeTakeFirst();
   },
 
-  async findPageScope(_db: Executor, _pageId: string): Promise<SourceScope | undefined> {
-    return undefined;
+  async findPageScope(db: Executor, pageId: string): Promise<SourceScope | undefined> {
+    return db
+      .selectFrom('pages')
+      .innerJoin('sessions', 'sessions.id', 'pages.session_id')
+      .select(['pages.account_id', 'sessions.project_id', 'pages.session_id', 'pages.floor_id'])
+      .where('pages.id', '=', pageId)
+      .executeTakeFirst();
   },
 };

@@ -21,3 +21,5 @@ export * from './llm-profiles.repository';
 export * from './mcp-servers.repository';
 export * from './tool-policies.repository';
 export * from './project-settings.repository';
+export * from './asset-versions.repository';
+export * from './floors.repository';

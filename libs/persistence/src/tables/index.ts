@@ -16,6 +16,8 @@ export * from './core.table';
 export * from './derived-outputs.table';
 export * from './inbox.table';
 export * from './settings.table';
+export * from './library.table';
+export * from './conversation.table';
 
 /** Every table of the Hearth database, as kysely sees it. Later features add their tables here. */
 export interface Database {
@@ -38,4 +40,9 @@ export interface Database {
   project_llm_profile_overrides: import('./settings.table').ProjectLlmProfileOverridesTable;
   project_mcp_bindings: import('./settings.table').ProjectMcpBindingsTable;
   project_tool_policy_overrides: import('./settings.table').ProjectToolPolicyOverridesTable;
+  asset_versions: import('./library.table').AssetVersionsTable;
+  branches: import('./conversation.table').BranchesTable;
+  floors: import('./conversation.table').FloorsTable;
+  pages: import('./conversation.table').PagesTable;
+  messages: import('./conversation.table').MessagesTable;
 }
