@@ -16,6 +16,11 @@ const SCENARIOS = [
   require('./scenarios/p2-append'),
   require('./scenarios/p3-fanout'),
   require('./scenarios/p4-resume'),
+  require('./scenarios/library'),
+  require('./scenarios/lorebook'),
+  require('./scenarios/profiles'),
+  require('./scenarios/chat'),
+  require('./scenarios/dry-run'),
 ];
 
 /** A scenario whose route does not exist yet: reported as not measured, never as a failure. */

@@ -6,6 +6,19 @@ import * as inbox from './20261121006000_inbox';
 import * as projectSettings from './20261121007000_project_settings';
 import * as assetVersions from './20261122000000_asset_versions';
 import * as conversationCore from './20261122001000_conversation_core';
+import * as presetsRegex from './20261122020000_presets_regex';
+import * as userCards from './20261122040000_user_cards';
+import * as vcTags from './20261122050000_vc_tags';
+import * as worldbooks from './20261122030000_worldbooks';
+import * as characters from './20261122010000_characters';
+import * as conversationModel from './20261122060000_conversation_model';
+import * as promptRuntime from './20261122070000_prompt_runtime';
+import * as llmBindings from './20261122080000_llm_bindings';
+import * as variables from './20261122090000_variables';
+import * as generationRuns from './20261122110000_generation_runs';
+import * as chatTransfer from './20261122120000_chat_transfer';
+import * as floorPromptSnapshots from './20261122100000_floor_prompt_snapshots';
+import * as llmResolutionVersions from './20261122130000_llm_resolution_versions';
 
 /**
  * Every migration, in order. Forward only: a landed migration is never edited; a change is a new file
@@ -19,4 +32,17 @@ export const migrations: Record<string, Migration> = {
   '20261121007000_project_settings': projectSettings,
   '20261122000000_asset_versions': assetVersions,
   '20261122001000_conversation_core': conversationCore,
+  '20261122020000_presets_regex': presetsRegex,
+  '20261122040000_user_cards': userCards,
+  '20261122050000_vc_tags': vcTags,
+  '20261122030000_worldbooks': worldbooks,
+  '20261122010000_characters': characters,
+  '20261122060000_conversation_model': conversationModel,
+  '20261122070000_prompt_runtime': promptRuntime,
+  '20261122080000_llm_bindings': llmBindings,
+  '20261122090000_variables': variables,
+  '20261122110000_generation_runs': generationRuns,
+  '20261122120000_chat_transfer': chatTransfer,
+  '20261122100000_floor_prompt_snapshots': floorPromptSnapshots,
+  '20261122130000_llm_resolution_versions': llmResolutionVersions,
 };

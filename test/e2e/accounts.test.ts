@@ -9,6 +9,21 @@ import { createLlmProfile, createMcpServer, createToolPolicy } from '../support/
 
 const ACCOUNT_FIELDS = ['created_at', 'id', 'is_default', 'name', 'role', 'status', 'updated_at'];
 
+/** `details.resources` of 409 account_has_resources for an account that owns nothing. */
+const NO_RESOURCES = {
+  sessions: 0,
+  projects: 0,
+  llm_profiles: 0,
+  mcp_servers: 0,
+  tool_policies: 0,
+  characters: 0,
+  presets: 0,
+  regex_profiles: 0,
+  worldbooks: 0,
+  user_cards: 0,
+  vc_tags: 0,
+};
+
 describe('accounts, multi mode', () => {
   let t: TestApp;
   beforeAll(async () => {
@@ -253,25 +268,13 @@ describe('accounts, multi mode', () => {
     await createOwnedProject(t, withProject.accountId);
     const res = await t.http.delete(`/accounts/${withProject.accountId}`).set(admin()).expect(409);
     expect(res.body.error.code).toBe('account_has_resources');
-    expect(res.body.error.details.resources).toEqual({
-      sessions: 0,
-      projects: 1,
-      llm_profiles: 0,
-      mcp_servers: 0,
-      tool_policies: 0,
-    });
+    expect(res.body.error.details.resources).toEqual({ ...NO_RESOURCES, projects: 1 });
 
     const withSession = await createAccountWithKey(t);
     await createOwnedSession(t, withSession.accountId);
     const res2 = await t.http.delete(`/accounts/${withSession.accountId}`).set(admin()).expect(409);
     expect(res2.body.error.code).toBe('account_has_resources');
-    expect(res2.body.error.details.resources).toEqual({
-      sessions: 1,
-      projects: 1,
-      llm_profiles: 0,
-      mcp_servers: 0,
-      tool_policies: 0,
-    });
+    expect(res2.body.error.details.resources).toEqual({ ...NO_RESOURCES, sessions: 1, projects: 1 });
 
     // Nothing was deleted; the account still works.
     await t.http.get(`/accounts/${withSession.accountId}`).set(admin()).expect(200);
@@ -286,12 +289,45 @@ describe('accounts, multi mode', () => {
     const res = await t.http.delete(`/accounts/${owner.accountId}`).set(admin()).expect(409);
     expect(res.body.error.code).toBe('account_has_resources');
     expect(res.body.error.details.resources).toEqual({
-      sessions: 0,
-      projects: 0,
+      ...NO_RESOURCES,
       llm_profiles: 1,
       mcp_servers: 1,
       tool_policies: 1,
     });
+  });
+
+  it('counts library assets that are not deleted as resources that block the delete', async () => {
+    const owner = await createAccountWithKey(t);
+    const as = (req: import('supertest').Test) => req.set('x-api-key', owner.apiKey);
+    const preset = await as(t.http.post('/import/preset'))
+      .send({ data: { prompts: [] } })
+      .expect(201);
+    const regex = await as(t.http.post('/import/regex'))
+      .send({ name: 'r', data: [{ scriptName: 's', findRegex: 'a', replaceString: 'b', placement: [2] }] })
+      .expect(201);
+    const character = await as(t.http.post('/import/character'))
+      .send({
+        create_session: false,
+        payload: { spec: 'chara_card_v2', spec_version: '2.0', data: { name: 'C' } },
+      })
+      .expect(201);
+    const user = await as(t.http.post('/users'))
+      .send({ snapshot: { name: 'Me' } })
+      .expect(201);
+    const blocked = await t.http.delete(`/accounts/${owner.accountId}`).set(admin()).expect(409);
+    expect(blocked.body.error.details.resources).toEqual({
+      ...NO_RESOURCES,
+      presets: 1,
+      regex_profiles: 1,
+      characters: 1,
+      user_cards: 1,
+    });
+    // Soft-deleted assets no longer count.
+    await as(t.http.delete(`/presets/${preset.body.data.id}`)).expect(200);
+    await as(t.http.delete(`/regex-profiles/${regex.body.data.id}`)).expect(200);
+    await as(t.http.delete(`/characters/${character.body.data.character_id}`)).expect(200);
+    await as(t.http.delete(`/users/${user.body.data.id}`)).expect(200);
+    await t.http.delete(`/accounts/${owner.accountId}`).set(admin()).expect(200);
   });
 
   it('answers 403 account_forbidden to non-admins on every account route', async () => {

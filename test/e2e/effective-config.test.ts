@@ -9,6 +9,13 @@ import {
   setLlmProfileStatus,
 } from '../support/factories/settings';
 import { startTestApp, type TestApp } from '../support/test-app';
+import {
+  activateProfile,
+  createProfile,
+  newMasterKey,
+  tamperProfileKey,
+} from '../support/factories/llm-profiles';
+import { createSession } from '../support/factories/sessions';
 
 const SLOTS = ['*', 'narrator', 'director', 'verifier', 'memory'];
 const ENV = {
@@ -263,5 +270,101 @@ describe('Effective config without LLM_* configuration', () => {
       model_id: null,
       base_url: null,
     });
+  });
+});
+
+/** Issue 6: the account's global and session profile bindings as layers (docs/decisions.md "Model profiles"). */
+describe('Effective config with profile bindings', () => {
+  let t: TestApp;
+  let owner: Caller;
+
+  beforeAll(async () => {
+    t = await startTestApp({ env: { ...ENV, APP_SECRETS_MASTER_KEY: newMasterKey() } });
+    owner = await createAccountCaller(t, { name: 'Owner' });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('orders session_profile > project_override > global_profile > env, slot over `*`, and skips undecryptable bindings', async () => {
+    const session = await createSession(t, { apiKey: owner.apiKey });
+    const global = await createProfile(t, owner.apiKey, {
+      model_id: 'global',
+      base_url: 'https://g.example.com',
+    });
+    const narrator = await createProfile(t, owner.apiKey, { model_id: 'global-narrator' });
+    const local = await createProfile(t, owner.apiKey, { model_id: 'session-memory' });
+    await activateProfile(t, owner.apiKey, global.id, { params: { temperature: 0.4, top_p: null } });
+    await activateProfile(t, owner.apiKey, narrator.id, { instance_slot: 'narrator' });
+    await activateProfile(t, owner.apiKey, local.id, {
+      scope: 'session',
+      session_id: session.id,
+      instance_slot: 'memory',
+    });
+    const view = async (path: string) => {
+      const res = await t.http.get(path).set('x-api-key', owner.apiKey);
+      expect(res.status).toBe(200);
+      return res.body.data ?? res.body;
+    };
+    const projectSlots = (await view(`/projects/${session.projectId}/effective-config`)).model_slots;
+    expect(projectSlots[0]).toEqual({
+      slot: '*',
+      source: 'global_profile',
+      scope: 'global',
+      profile_id: global.id,
+      override_id: null,
+      preset_name: global.preset_name,
+      provider: 'openai',
+      model_id: 'global',
+      base_url: 'https://g.example.com',
+      params: { temperature: 0.4, top_p: null },
+      field_sources: {
+        provider: 'profile',
+        model_id: 'profile',
+        base_url: 'profile',
+        params: 'global_profile',
+      },
+    });
+    expect(projectSlots[1]).toMatchObject({
+      slot: 'narrator',
+      source: 'global_profile',
+      profile_id: narrator.id,
+    });
+    // The Project view has no session: the session binding is not there.
+    expect(projectSlots[4]).toMatchObject({
+      slot: 'memory',
+      source: 'global_profile',
+      profile_id: global.id,
+    });
+
+    const sessionSlots = (await view(`/sessions/${session.id}/effective-config`)).model_slots;
+    expect(sessionSlots[4]).toMatchObject({
+      slot: 'memory',
+      source: 'session_profile',
+      scope: 'session',
+      profile_id: local.id,
+    });
+
+    const base = await createProfile(t, owner.apiKey, { model_id: 'base' });
+    await t.http
+      .put(`/projects/${session.projectId}/settings/llm-profile-override`)
+      .set('x-api-key', owner.apiKey)
+      .send({ base_profile_id: base.id })
+      .expect(200);
+    const withOverride = (await view(`/sessions/${session.id}/effective-config`)).model_slots;
+    expect(withOverride.map((s: { source: string }) => s.source)).toEqual([
+      'project_override',
+      'project_override',
+      'project_override',
+      'project_override',
+      'session_profile',
+    ]);
+
+    await tamperProfileKey(t, local.id);
+    const tampered = await view(`/sessions/${session.id}/effective-config`);
+    expect(tampered.model_slots[4]).toMatchObject({ source: 'project_override' });
+    expect(tampered.warnings).toEqual([
+      expect.objectContaining({ code: 'secret_invalid_format', profile_id: local.id }),
+    ]);
   });
 });

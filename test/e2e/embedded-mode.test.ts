@@ -138,7 +138,7 @@ describe('embedded mode: npm start with neither DATABASE_URL nor REDIS_URL', () 
     expect(ping.result).toEqual({ pong: true });
     pingJobs.push(ping.job_id);
     const started = JSON.parse(first.lines.find((l) => l.includes('"msg":"worker started"'))!);
-    expect(started).toMatchObject({ queues: ['system'], transport: 'in-process' });
+    expect(started).toMatchObject({ queues: ['system', 'chat'], transport: 'in-process' });
 
     const created = await fetch(`${first.url}/sessions`, {
       method: 'POST',

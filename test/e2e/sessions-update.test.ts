@@ -1,3 +1,5 @@
+import { createAccountWithKey } from '../support/factories/accounts';
+import { createLibrary } from '../support/factories/library';
 import { operationLogsRepository, projectEventsRepository } from '@hearth/persistence';
 import { createAccountCaller, type Caller } from '../support/factories/members';
 import { archiveProject, createManualProject, findProject } from '../support/factories/projects';
@@ -36,30 +38,53 @@ describe('sessions: PATCH and DELETE', () => {
 
   describe('PATCH /sessions/:id', () => {
     it('changes the title and bindings, logs update_session and writes no event', async () => {
+      const library = await createLibrary(t, ADMIN_KEY);
       const s = await createSession(t, {
-        body: { title: 'Old', preset_id: 'pre_1', worldbook_ids: ['wb_1'] },
+        body: { title: 'Old', preset_id: library.preset_id, worldbook_ids: library.worldbook_ids },
       });
       const res = await t.http
         .patch(`/sessions/${s.id}`)
         .set('x-api-key', ADMIN_KEY)
-        .send({ title: 'New', preset_id: null, worldbook_ids: [], character_id: 'char_9' })
+        .send({ title: 'New', preset_id: null, worldbook_ids: [], character_id: library.character_id })
         .expect(200);
       expect(res.body.data).toMatchObject({
         title: 'New',
         preset_id: null,
         worldbook_ids: [],
-        character_id: 'char_9',
+        character_id: library.character_id,
+        character_version_id: library.character_version_id,
         status: 'active',
       });
       expect(res.body.data.updated_at).toBeGreaterThanOrEqual(s.body.created_at as number);
       const logs = await logsOf(s.id);
       expect(logs.map((l) => l.action)).toEqual(['create_session', 'update_session']);
       expect(logs[1].metadata).toEqual({
-        changed_fields: ['title', 'character_id', 'preset_id', 'worldbook_ids'],
+        changed_fields: ['title', 'character_id', 'character_version_id', 'preset_id', 'worldbook_ids'],
       });
-      expect(logs[1].before_ref).toMatchObject({ title: 'Old', preset_id: 'pre_1' });
+      expect(logs[1].before_ref).toMatchObject({ title: 'Old', preset_id: library.preset_id });
       expect(logs[1].after_ref).toMatchObject({ title: 'New', preset_id: null });
       expect(await eventsOf(s.projectId)).toEqual([]);
+    });
+
+    it('refuses unknown or other accounts’ assets on PATCH (404) and changes nothing', async () => {
+      const s = await createSession(t, { body: { title: 'Bound' } });
+      const other = await createAccountWithKey(t);
+      const theirs = await createLibrary(t, other.apiKey);
+      for (const [body, code] of [
+        [{ preset_id: theirs.preset_id }, 'preset_not_found'],
+        [{ worldbook_ids: ['wb_missing'] }, 'worldbook_not_found'],
+        [{ title: 'Changed', user_card_id: theirs.user_card_id }, 'user_card_not_found'],
+      ] as Array<[Record<string, unknown>, string]>) {
+        const res = await t.http.patch(`/sessions/${s.id}`).set('x-api-key', ADMIN_KEY).send(body);
+        expect([res.status, res.body.error.code]).toEqual([404, code]);
+      }
+      const read = await t.http.get(`/sessions/${s.id}`).set('x-api-key', ADMIN_KEY).expect(200);
+      expect(read.body.data).toMatchObject({
+        title: 'Bound',
+        preset_id: null,
+        worldbook_ids: [],
+        user_card_id: null,
+      });
     });
 
     it('archives: status, archived_at, update_session log and one session.archived event, in one go', async () => {

@@ -1,3 +1,5 @@
+import { createAccountWithKey } from '../support/factories/accounts';
+import { createLibrary } from '../support/factories/library';
 import { operationLogsRepository } from '@hearth/persistence';
 import {
   addMember,
@@ -104,22 +106,59 @@ describe('sessions', () => {
       expect(a.workspaceId).toBe(b.workspaceId);
     });
 
-    it('stores the title, binding ids and worldbook ids as given', async () => {
-      const body = {
-        title: 'Tavern night',
-        character_id: 'char_1',
-        character_version_id: 'charv_1',
-        user_card_id: 'uc_1',
-        preset_id: 'pre_1',
-        worldbook_ids: ['wb_1', 'wb_2'],
-        regex_profile_id: 'rx_1',
-        greeting: false,
-      };
+    it('stores the title and the bound library assets', async () => {
+      const library = await createLibrary(t, ADMIN_KEY, { worldbooks: 2 });
+      const body = { title: 'Tavern night', ...library, greeting: false };
       const res = await t.http.post('/sessions').set('x-api-key', ADMIN_KEY).send(body).expect(201);
       const { greeting: _greeting, ...stored } = body;
       expect(res.body.data).toMatchObject(stored);
       const read = await t.http.get(`/sessions/${res.body.data.id}`).set('x-api-key', ADMIN_KEY).expect(200);
       expect(read.body.data).toEqual(res.body.data);
+    });
+
+    it('pins a character to its latest version, and a version brings its character', async () => {
+      const library = await createLibrary(t, ADMIN_KEY);
+      const byCharacter = await t.http
+        .post('/sessions')
+        .set('x-api-key', ADMIN_KEY)
+        .send({ character_id: library.character_id })
+        .expect(201);
+      expect(byCharacter.body.data.character_version_id).toBe(library.character_version_id);
+      const byVersion = await t.http
+        .post('/sessions')
+        .set('x-api-key', ADMIN_KEY)
+        .send({ character_version_id: library.character_version_id })
+        .expect(201);
+      expect(byVersion.body.data.character_id).toBe(library.character_id);
+    });
+
+    it('answers 404 with the asset’s code for unknown or other accounts’ assets, storing nothing', async () => {
+      const other = await createAccountWithKey(t);
+      const theirs = await createLibrary(t, other.apiKey);
+      const cases: Array<[Record<string, unknown>, string]> = [
+        [{ character_id: 'chr_missing' }, 'character_not_found'],
+        [{ character_id: theirs.character_id }, 'character_not_found'],
+        [{ character_version_id: theirs.character_version_id }, 'character_version_not_found'],
+        [{ user_card_id: theirs.user_card_id }, 'user_card_not_found'],
+        [{ preset_id: theirs.preset_id }, 'preset_not_found'],
+        [{ regex_profile_id: theirs.regex_profile_id }, 'regex_profile_not_found'],
+        [{ worldbook_ids: theirs.worldbook_ids }, 'worldbook_not_found'],
+      ];
+      const before = (await t.http.get('/sessions').set('x-api-key', ADMIN_KEY)).body.data.length;
+      for (const [body, code] of cases) {
+        const res = await t.http.post('/sessions').set('x-api-key', ADMIN_KEY).send(body);
+        expect([res.status, res.body.error?.code]).toEqual([404, code]);
+      }
+      const mine = await createLibrary(t, ADMIN_KEY);
+      const wrongVersion = await t.http
+        .post('/sessions')
+        .set('x-api-key', ADMIN_KEY)
+        .send({ character_id: mine.character_id, character_version_id: theirs.character_version_id });
+      expect([wrongVersion.status, wrongVersion.body.error.code]).toEqual([
+        404,
+        'character_version_not_found',
+      ]);
+      expect((await t.http.get('/sessions').set('x-api-key', ADMIN_KEY)).body.data.length).toBe(before);
     });
 
     it('accepts a 200-character title and 100 worldbook ids, rejects 201 characters and 101 ids', async () => {
@@ -136,12 +175,9 @@ describe('sessions', () => {
       expect(long.body.error.code).toBe('validation_error');
       expect(long.body.error.details.fields[0].field).toBe('title');
 
-      const ids = (n: number) => Array.from({ length: n }, (_, i) => `wb_${i}`);
-      await t.http
-        .post('/sessions')
-        .set('x-api-key', ADMIN_KEY)
-        .send({ worldbook_ids: ids(100) })
-        .expect(201);
+      const books = (await createLibrary(t, ADMIN_KEY, { worldbooks: 100 })).worldbook_ids;
+      const ids = (n: number) => Array.from({ length: n }, (_, i) => books[i % books.length]);
+      await t.http.post('/sessions').set('x-api-key', ADMIN_KEY).send({ worldbook_ids: books }).expect(201);
       const many = await t.http
         .post('/sessions')
         .set('x-api-key', ADMIN_KEY)

@@ -14,6 +14,7 @@ import { MaintenanceScanProcessor } from '../../apps/worker/src/processors/maint
 import { SystemPingProcessor } from '../../apps/worker/src/processors/system-ping.processor';
 import { pingWorkers } from '../../apps/worker/src/ping';
 import { WORKER_PROCESSORS } from '../../apps/worker/src/worker.module';
+import { ChatTransferProcessor } from '../../apps/worker/src/processors/chat-transfer.processor';
 import { consumedQueues, startWorker, WorkerStartError } from '../../apps/worker/src/worker-runtime';
 import { REDIS_URL } from '../support/postgres-admin';
 import { deleteQueueKeys } from '../support/private-redis';
@@ -57,20 +58,20 @@ describe('worker start', () => {
   });
 
   it('ships exactly one processor per handled job name', () => {
-    expect(WORKER_PROCESSORS).toEqual([MaintenanceScanProcessor, SystemPingProcessor]);
+    expect(WORKER_PROCESSORS).toEqual([MaintenanceScanProcessor, SystemPingProcessor, ChatTransferProcessor]);
   });
 
   it('refuses to start when a consumed job name has no handler', async () => {
-    const error = await startWorker(resources, { processors: [MaintenanceScanProcessor] }).catch(
-      (e: unknown) => e,
-    );
+    const error = await startWorker(resources, {
+      processors: [MaintenanceScanProcessor, ChatTransferProcessor],
+    }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(WorkerStartError);
     expect((error as WorkerStartError).problems).toEqual(['job system.ping has no handler']);
   });
 
   it('refuses to start when a job name has two handlers', async () => {
     const error = await startWorker(resources, {
-      processors: [MaintenanceScanProcessor, SystemPingProcessor, SecondPingProcessor],
+      processors: [MaintenanceScanProcessor, SystemPingProcessor, ChatTransferProcessor, SecondPingProcessor],
     }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(WorkerStartError);
     expect((error as WorkerStartError).message).toContain('job system.ping has 2 handlers');
@@ -87,8 +88,8 @@ describe('worker start', () => {
 
   it('consumes the system queue always and agent.run only behind ENABLE_AGENT_RUNTIME_WORKER', () => {
     expect(consumedQueues(loadConfig({}))).toEqual({
-      queues: ['system'],
-      required: ['maintenance.scan', 'system.ping'],
+      queues: ['system', 'chat'],
+      required: ['maintenance.scan', 'system.ping', 'chat.transfer'],
     });
     // agent.run's handler lands with the agents issue: the gate alone adds nothing to require yet.
     expect(consumedQueues(loadConfig({ ENABLE_AGENT_RUNTIME_WORKER: 'true' })).required).not.toContain(
@@ -103,7 +104,7 @@ describe('worker start', () => {
     });
     try {
       const worker = await startWorker(own, { selfCheck: true });
-      expect(worker.queues).toEqual(['system']);
+      expect(worker.queues).toEqual(['system', 'chat']);
       const deadline = Date.now() + 15_000;
       while (!lines.some((l) => l.includes('worker self-check passed')) && Date.now() < deadline) {
         await new Promise((r) => setTimeout(r, 50));

@@ -18,6 +18,20 @@ import { AccountsModule } from './accounts/accounts.module';
 import { ClientsModule } from './clients/clients.module';
 import { OperationLogsModule } from './operation-logs/operation-logs.module';
 import { EventsModule } from './events/events.module';
+import { PresetsModule } from './presets/presets.module';
+import { RegexProfilesModule } from './regex-profiles/regex-profiles.module';
+import { UserCardsModule } from './user-cards/user-cards.module';
+import { VcTagsModule } from './vc-tags/vc-tags.module';
+import { CharactersModule } from './characters/characters.module';
+import { WorldbooksModule } from './worldbooks/worldbooks.module';
+import { ConversationModule } from './conversation/conversation.module';
+import { PromptRuntimeModule } from './prompt-runtime/prompt-runtime.module';
+import { LlmProfilesModule } from './llm-profiles/llm-profiles.module';
+import { VariablesModule } from './variables/variables.module';
+import { DryRunModule } from './turns/dry-run.module';
+import { PromptRuntimeReadsModule } from './prompt-runtime-reads/prompt-runtime-reads.module';
+import { TurnsModule } from './turns/turns.module';
+import { ChatTransferModule } from './chat-transfer/chat-transfer.module';
 
 /**
  * The API tier. Feature modules are listed in FEATURE_MODULES; each owns its controllers and the
@@ -38,6 +52,20 @@ const FEATURE_MODULES: NonNullable<DynamicModule['imports']> = [
   ClientsModule,
   OperationLogsModule,
   EventsModule,
+  PresetsModule,
+  RegexProfilesModule,
+  UserCardsModule,
+  VcTagsModule,
+  CharactersModule,
+  WorldbooksModule,
+  ConversationModule,
+  PromptRuntimeModule,
+  LlmProfilesModule,
+  VariablesModule,
+  DryRunModule,
+  PromptRuntimeReadsModule,
+  TurnsModule,
+  ChatTransferModule,
 ];
 
 @Module({})

@@ -1,12 +1,13 @@
 import 'reflect-metadata';
 import { BootstrapDefaultAccountUseCase } from '@hearth/app';
-import { ConfigError, loadConfig, openPlatformResources } from '@hearth/platform';
+import { ConfigError, loadConfig, openPlatformResources, runRotateSecretsCommand } from '@hearth/platform';
 import { startWorker } from '../../worker/src/worker-runtime';
 import { createApiApp } from './create-api-app';
 
 /**
  * `npm run start:api`: the API tier. `npm start` passes `--all-in-one`: API and worker in one
- * process, on the embedded adapters when DATABASE_URL and REDIS_URL are unset.
+ * process, on the embedded adapters when DATABASE_URL and REDIS_URL are unset. `--rotate-secrets`
+ * re-encrypts the stored model API keys and exits (README "Rotating the secrets master key").
  */
 async function main() {
   const allInOne = process.argv.includes('--all-in-one');
@@ -20,6 +21,9 @@ async function main() {
     }
     throw error;
   }
+  // `--rotate-secrets`: re-encrypt every stored model API key under the current master key, then exit.
+  if (process.argv.includes('--rotate-secrets'))
+    process.exit(await runRotateSecretsCommand(config, process.argv.slice(2)));
 
   const resources = await openPlatformResources(config, { applicationName: 'hearth-api' });
   const { logger } = resources;

@@ -1,18 +1,20 @@
 import { type DynamicModule, Module, type Type } from '@nestjs/common';
-import { CoreAppModule, JobsModule, type JobRunnerSettings } from '@hearth/app';
+import { ChatTransferWorkModule, CoreAppModule, JobsModule, type JobRunnerSettings } from '@hearth/app';
 import { PlatformModule, type PlatformResources } from '@hearth/platform';
 import type { JobProcessor } from './processors/job-processor';
 import { MaintenanceScanProcessor } from './processors/maintenance-scan.processor';
 import { SystemPingProcessor } from './processors/system-ping.processor';
+import { ChatTransferProcessor } from './processors/chat-transfer.processor';
 
 /** One processor per job name this build handles; later issues add theirs here (agent.run, chat.transfer). */
 export const WORKER_PROCESSORS: ReadonlyArray<Type<JobProcessor>> = [
   MaintenanceScanProcessor,
   SystemPingProcessor,
+  ChatTransferProcessor,
 ];
 
 /** Feature modules whose use cases processors call; later issues add theirs, one per line. */
-const FEATURE_MODULES: NonNullable<DynamicModule['imports']> = [];
+const FEATURE_MODULES: NonNullable<DynamicModule['imports']> = [ChatTransferWorkModule];
 
 export interface WorkerModuleOptions {
   processors?: ReadonlyArray<Type<JobProcessor>>;

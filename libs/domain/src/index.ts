@@ -9,3 +9,4 @@ export * from './inbox/inbox.rules';
 export * from './settings/settings.rules';
 export * from './settings/effective-config.rules';
 export * from './formats';
+export * from './prompt';

@@ -35,21 +35,35 @@ export class ProjectAccess {
     const db = options.db ?? this.db;
     const project = await projectsRepository.findProject(db, projectId);
     const role = project ? await this.roleOf(actor, project, db) : null;
-    if (!project || !role) {
-      const code = options.notFoundCode ?? 'project_not_found';
-      throw new DomainError(
-        code,
-        404,
-        code === 'project_not_found' ? 'Project not found' : 'Resource not found',
-      );
-    }
-    if (!roleAllows(role, capability)) {
-      throw new DomainError(
-        options.deniedCode ?? 'project_access_denied',
-        403,
-        `The ${role} role does not allow ${capability}`,
-      );
-    }
-    return { project, role };
+    return grantFor(project, role, capability, options);
   }
+}
+
+/**
+ * The gate's verdict on a Project row and the caller's role as read (`require`, or a write that reads
+ * them in its own statement): 404 for a missing Project or a non-member, 403 for a role without the
+ * capability, else the grant.
+ */
+export function grantFor(
+  project: ProjectRow | undefined,
+  role: ProjectRole | null,
+  capability: ProjectCapability,
+  options: { deniedCode?: string; notFoundCode?: string } = {},
+): ProjectGrant {
+  if (!project || !role) {
+    const code = options.notFoundCode ?? 'project_not_found';
+    throw new DomainError(
+      code,
+      404,
+      code === 'project_not_found' ? 'Project not found' : 'Resource not found',
+    );
+  }
+  if (!roleAllows(role, capability)) {
+    throw new DomainError(
+      options.deniedCode ?? 'project_access_denied',
+      403,
+      `The ${role} role does not allow ${capability}`,
+    );
+  }
+  return { project, role };
 }

@@ -18,6 +18,12 @@ export interface OwnedResourceCounts {
   llm_profiles: number;
   mcp_servers: number;
   tool_policies: number;
+  characters: number;
+  presets: number;
+  regex_profiles: number;
+  worldbooks: number;
+  user_cards: number;
+  vc_tags: number;
 }
 
 export const accountsRepository = {
@@ -106,6 +112,41 @@ export const accountsRepository = {
           .select((s) => s.fn.countAll<number>().as('n'))
           .where('account_id', '=', accountId)
           .as('tool_policies'),
+        // Library assets: soft-deleted ones no longer count; worldbooks and tags are hard-deleted.
+        eb
+          .selectFrom('characters')
+          .select((s) => s.fn.countAll<number>().as('n'))
+          .where('account_id', '=', accountId)
+          .where('deleted_at', 'is', null)
+          .as('characters'),
+        eb
+          .selectFrom('presets')
+          .select((s) => s.fn.countAll<number>().as('n'))
+          .where('account_id', '=', accountId)
+          .where('deleted_at', 'is', null)
+          .as('presets'),
+        eb
+          .selectFrom('regex_profiles')
+          .select((s) => s.fn.countAll<number>().as('n'))
+          .where('account_id', '=', accountId)
+          .where('deleted_at', 'is', null)
+          .as('regex_profiles'),
+        eb
+          .selectFrom('worldbooks')
+          .select((s) => s.fn.countAll<number>().as('n'))
+          .where('account_id', '=', accountId)
+          .as('worldbooks'),
+        eb
+          .selectFrom('user_cards')
+          .select((s) => s.fn.countAll<number>().as('n'))
+          .where('account_id', '=', accountId)
+          .where('deleted_at', 'is', null)
+          .as('user_cards'),
+        eb
+          .selectFrom('vc_tags')
+          .select((s) => s.fn.countAll<number>().as('n'))
+          .where('account_id', '=', accountId)
+          .as('vc_tags'),
       ])
       .executeTakeFirstOrThrow();
     return {
@@ -114,6 +155,12 @@ export const accountsRepository = {
       llm_profiles: Number(row.llm_profiles),
       mcp_servers: Number(row.mcp_servers),
       tool_policies: Number(row.tool_policies),
+      characters: Number(row.characters),
+      presets: Number(row.presets),
+      regex_profiles: Number(row.regex_profiles),
+      worldbooks: Number(row.worldbooks),
+      user_cards: Number(row.user_cards),
+      vc_tags: Number(row.vc_tags),
     };
   },
 

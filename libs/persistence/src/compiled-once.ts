@@ -1,5 +1,6 @@
 import type { Compilable, CompiledQuery } from 'kysely';
 import type { Executor } from './database';
+import { preparedStatement } from './prepared-statements';
 
 interface Compiled<R> {
   query: CompiledQuery<R>;
@@ -14,6 +15,10 @@ interface Compiled<R> {
  * compiled parameters each placeholder is replaced by the call's value, and the query's own constants
  * (`'active'`, ...) are kept. Every value must end up as a bound parameter (checked on first use).
  * A transaction is a new executor, so inside one the query is compiled for that transaction.
+ *
+ * On Postgres the SQL also runs as a prepared statement (prepared-statements.ts: parsed and planned
+ * once per connection), unless its result has a `*` (`selectAll`, `returningAll`), whose columns
+ * could change under a running server.
  */
 export function compiledOnce<V extends string[], R>(
   build: (db: Executor, ...values: V) => Compilable<R>,
@@ -27,6 +32,7 @@ export function compiledOnce<V extends string[], R>(
     marks.forEach((_, i) => {
       if (!slots.includes(i)) throw new Error(`compiledOnce: value ${i} is not a bound parameter`);
     });
+    if (!hasSelectAll(query.query)) preparedStatement(query.sql);
     return { query, slots };
   };
 
@@ -41,4 +47,11 @@ export function compiledOnce<V extends string[], R>(
     const result = await db.executeQuery<R>({ ...query, parameters });
     return result.rows;
   };
+}
+
+/** Whether a query's tree selects or returns `*` anywhere (kysely's `SelectAllNode`). */
+function hasSelectAll(node: unknown): boolean {
+  if (node === null || typeof node !== 'object') return false;
+  if ((node as { kind?: unknown }).kind === 'SelectAllNode') return true;
+  return Object.values(node).some(hasSelectAll);
 }

@@ -1,6 +1,7 @@
 import { Kysely, PGliteDialect, PostgresDialect, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { Database } from './tables';
+import { PreparingClient } from './prepared-statements';
 
 export type Db = Kysely<Database>;
 export type Tx = Transaction<Database>;
@@ -30,6 +31,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   if (options.url) {
     const pool = new pg.Pool({
       connectionString: options.url,
+      Client: PreparingClient,
       max: options.poolSize ?? 10,
       application_name: options.applicationName ?? 'hearth',
       connectionTimeoutMillis: 5000,

@@ -3,6 +3,7 @@ import type { Executor } from './database';
 import type { Database, OperationLogsTable } from './tables';
 
 export type OperationLogRow = Selectable<OperationLogsTable>;
+export type NewOperationLog = Insertable<OperationLogsTable>;
 
 /** The equality filters of spec 3 "Operation logs"; each one narrows, none widens. */
 export const OPERATION_LOG_FILTERS = [

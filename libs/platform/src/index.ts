@@ -12,3 +12,6 @@ export * from './queue/jobs';
 export * from './queue/job-transport';
 export * from './queue/in-process-job-queue';
 export * from './queue/bullmq-job-queue';
+export * from './llm';
+export * from './secrets';
+export * from './net-guard';

@@ -7,3 +7,9 @@ export const JOB_QUEUE = Symbol('JOB_QUEUE');
 export const LOGGER = Symbol('LOGGER');
 export const PLATFORM = Symbol('PLATFORM');
 export const METRICS = Symbol('METRICS');
+/** The `SecretBox` of model API keys (from APP_SECRETS_MASTER_KEY and previous keys). */
+export const SECRET_BOX = Symbol('SECRET_BOX');
+/** The one `LlmClient`, whose SDKs fetch through the network guard (ALLOW_PRIVATE_BASE_URL). */
+export const LLM_CLIENT = Symbol('LLM_CLIENT');
+/** The guarded fetch under LLM_CLIENT (closed at shutdown). */
+export const GUARDED_FETCH = Symbol('GUARDED_FETCH');

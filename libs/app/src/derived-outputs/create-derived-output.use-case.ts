@@ -1,11 +1,24 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ID_PREFIX, initialStatus, newId, requireDomain, serialiseValue } from '@hearth/domain';
-import type { Actor } from '@hearth/permissions';
-import { derivedOutputsRepository, inTransaction, type Db, type DerivedOutputRow } from '@hearth/persistence';
+import {
+  ID_PREFIX,
+  initialStatus,
+  newId,
+  requireDomain,
+  serialiseValue,
+  type DerivedOutputStatus,
+} from '@hearth/domain';
+import { CAPABILITIES, grantFor, type Actor, type ProjectRole } from '@hearth/permissions';
+import { derivedOutputWritesRepository, type Db, type DerivedOutputRow } from '@hearth/persistence';
 import { DB } from '@hearth/platform';
-import { DerivedOutputAccess } from './derived-output-access';
+import { ProjectEventWriter } from '../events/project-event-writer';
+import {
+  DerivedOutputAccess,
+  WRITE_CAPABILITY,
+  WRITE_DENIED_CODE,
+  projectArchived,
+} from './derived-output-access';
 import { DerivedOutputJournal } from './derived-output-journal';
-import { validateDerivedOutputSources } from './derived-output-sources';
+import { derivedOutputSourcesError, type DerivedOutputSources } from './derived-output-sources';
 
 export interface CreateDerivedOutputInput {
   domain: string;
@@ -17,9 +30,20 @@ export interface CreateDerivedOutputInput {
   status?: string;
 }
 
+/** The roles that may create (the capability table's answer, handed to the statement). */
+const WRITER_ROLES: readonly ProjectRole[] = CAPABILITIES[WRITE_CAPABILITY];
+
 /**
  * `POST /projects/:id/derived-outputs` (owner, deriver): row, operation log and Project event in one
  * transaction; the event wake-up is published after commit.
+ *
+ * The write is one statement (derivedOutputWritesRepository.createWithJournal), hence one
+ * transaction and one round trip: it reads the Project with the caller's role and the sources'
+ * scopes, and inserts the entry, its log and its event only when all of them allow it. When it
+ * writes nothing, the error is derived from what it read, in the order of the checks of every
+ * derived output route: access (404 / 403), archived Project (409), then the sources (404 / 409).
+ * Input errors (domain, status, value: 400 / 413) come after the access checks, so an invalid body
+ * first runs the access check alone.
  */
 @Injectable()
 export class CreateDerivedOutputUseCase {
@@ -27,44 +51,75 @@ export class CreateDerivedOutputUseCase {
     @Inject(DB) private readonly db: Db,
     private readonly access: DerivedOutputAccess,
     private readonly journal: DerivedOutputJournal,
+    private readonly events: ProjectEventWriter,
   ) {}
 
   async execute(actor: Actor, projectId: string, input: CreateDerivedOutputInput): Promise<DerivedOutputRow> {
-    return inTransaction(this.db, async (uow) => {
-      const { project } = await this.access.forWrite(actor, projectId, uow.tx);
-      const domain = requireDomain(input.domain);
-      const status = initialStatus(input.status);
-      const value = serialiseValue(input.value === undefined ? {} : input.value);
-      const sources = {
-        source_session_id: input.source_session_id ?? null,
-        source_floor_id: input.source_floor_id ?? null,
-        source_page_id: input.source_page_id ?? null,
+    let checked: { domain: string; status: DerivedOutputStatus; value: ReturnType<typeof serialiseValue> };
+    try {
+      checked = {
+        domain: requireDomain(input.domain),
+        status: initialStatus(input.status),
+        value: serialiseValue(input.value === undefined ? {} : input.value),
       };
-      await validateDerivedOutputSources(uow.tx, project, sources);
-      const now = Date.now();
-      const entry = await derivedOutputsRepository.insert(uow.tx, {
-        id: newId(ID_PREFIX.derivedOutput),
-        workspace_id: project.workspace_id,
-        project_id: project.id,
-        account_id: project.account_id,
-        owner_account_id: actor.accountId,
-        created_by_client_id: actor.clientId,
-        ...sources,
-        domain,
-        value: value.json,
-        value_byte_count: value.byteCount,
-        status,
-        created_at: now,
-        updated_at: now,
-      });
-      const changed = [
-        'domain',
-        'status',
-        'value',
-        ...Object.keys(sources).filter((k) => sources[k as keyof typeof sources] !== null),
-      ];
-      await this.journal.record(uow, actor, project, 'create', entry, changed, null);
-      return entry;
+    } catch (inputError) {
+      await this.access.forWrite(actor, projectId);
+      throw inputError;
+    }
+    const sources: DerivedOutputSources = {
+      source_session_id: input.source_session_id ?? null,
+      source_floor_id: input.source_floor_id ?? null,
+      source_page_id: input.source_page_id ?? null,
+    };
+    const now = Date.now();
+    const entry = {
+      id: newId(ID_PREFIX.derivedOutput),
+      owner_account_id: actor.accountId,
+      created_by_client_id: actor.clientId,
+      domain: checked.domain,
+      value: checked.value.json,
+      value_byte_count: checked.value.byteCount,
+      status: checked.status,
+      created_at: now,
+      updated_at: now,
+    };
+    const changed = [
+      'domain',
+      'status',
+      'value',
+      ...Object.keys(sources).filter((k) => sources[k as keyof DerivedOutputSources] !== null),
+    ];
+    const { log, event } = this.journal.projectScopedRows(
+      actor,
+      projectId,
+      'create',
+      { ...entry, ...sources },
+      changed,
+      null,
+    );
+    const outcome = await derivedOutputWritesRepository.createWithJournal(this.db, {
+      projectId,
+      writer: actor,
+      writerRoles: WRITER_ROLES,
+      sources,
+      entry,
+      log,
+      event,
     });
+    if (outcome.entry && outcome.eventSequence !== undefined) {
+      await this.events.wake(projectId, outcome.eventSequence);
+      return outcome.entry;
+    }
+    const grant = grantFor(outcome.project, outcome.role, WRITE_CAPABILITY, {
+      deniedCode: WRITE_DENIED_CODE,
+    });
+    if (grant.project.status === 'archived') throw projectArchived();
+    const sourceError = derivedOutputSourcesError(grant.project, sources, {
+      session: outcome.sessionScope,
+      floor: outcome.floorScope,
+      page: outcome.pageScope,
+    });
+    if (sourceError) throw sourceError;
+    throw new Error(`derived output create on ${projectId}: nothing written and no rule refused it`);
   }
 }

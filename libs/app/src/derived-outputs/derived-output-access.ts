@@ -3,7 +3,11 @@ import { DomainError } from '@hearth/domain';
 import { ProjectAccess, type Actor, type ProjectGrant } from '@hearth/permissions';
 import type { DerivedOutputRow, Executor } from '@hearth/persistence';
 
-const projectArchived = () => new DomainError('project_archived', 409, 'The Project is archived');
+export const projectArchived = () => new DomainError('project_archived', 409, 'The Project is archived');
+
+/** The capability of every derived output write, and the code of a member role without it. */
+export const WRITE_CAPABILITY = 'project.derived_output.write';
+export const WRITE_DENIED_CODE = 'derived_output_write_denied';
 
 /**
  * Who may do what on derived outputs (spec 1 "Access by role"): every member reads, owner and
@@ -22,9 +26,9 @@ export class DerivedOutputAccess {
   }
 
   async forWrite(actor: Actor, projectId: string, db?: Executor): Promise<ProjectGrant> {
-    const grant = await this.access.require(actor, projectId, 'project.derived_output.write', {
+    const grant = await this.access.require(actor, projectId, WRITE_CAPABILITY, {
       db,
-      deniedCode: 'derived_output_write_denied',
+      deniedCode: WRITE_DENIED_CODE,
     });
     if (grant.project.status === 'archived') throw projectArchived();
     return grant;

@@ -25,7 +25,8 @@ import {
   type Executor,
   type ProjectRow,
 } from '@hearth/persistence';
-import { CONFIG, DB, type AppConfig } from '@hearth/platform';
+import { CONFIG, DB, SECRET_BOX, type AppConfig, type SecretBox } from '@hearth/platform';
+import { loadBindingEntries } from '../llm-profiles/llm-resolution';
 
 export interface EffectiveConfigView {
   project_id: string;
@@ -48,6 +49,7 @@ export class EffectiveConfigReader {
   constructor(
     @Inject(DB) private readonly db: Db,
     @Inject(CONFIG) private readonly config: AppConfig,
+    @Inject(SECRET_BOX) private readonly box: SecretBox,
   ) {}
 
   async read(project: ProjectRow, sessionId: string | null): Promise<EffectiveConfigView> {
@@ -68,16 +70,19 @@ export class EffectiveConfigReader {
   }
 
   /**
-   * The model layers of a Project (and session). Issue 6 adds the account's `global_profile`
-   * bindings and the session's `session_profile` bindings here; resolveModelSlot orders them.
+   * The model layers of a Project (and session): env, the Project owner's `global_profile` bindings,
+   * the session's `session_profile` bindings (docs/decisions.md "Model profiles": a binding whose key
+   * cannot be decrypted is skipped with a warning) and the Project override; resolveModelSlot orders them.
    */
   private async modelLayers(
     db: Executor,
     project: ProjectRow,
-    _sessionId: string | null,
+    sessionId: string | null,
     warnings: EffectiveConfigWarning[],
   ): Promise<ModelLayer[]> {
     const layers: ModelLayer[] = [envModelLayer(this.config.llm)];
+    for (const entry of await loadBindingEntries(db, this.box, project.account_id, sessionId, warnings))
+      layers.push(entry.layer);
     const override = await projectSettingsRepository.findLlmOverride(db, project.id);
     if (override) {
       const profile =

@@ -1,7 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ID_PREFIX, newId } from '@hearth/domain';
 import type { Actor } from '@hearth/permissions';
-import { projectEventsRepository, type ProjectEventRow, type UnitOfWork } from '@hearth/persistence';
+import {
+  projectEventsRepository,
+  type NewProjectEvent,
+  type ProjectEventRow,
+  type UnitOfWork,
+} from '@hearth/persistence';
 import { EVENT_BUS, type EventBus, LOGGER, type JsonLogger } from '@hearth/platform';
 
 /** The Redis channel that wakes the SSE streams of one Project. The message is the new sequence. */
@@ -37,7 +42,17 @@ export class ProjectEventWriter {
   ) {}
 
   async record(uow: UnitOfWork, input: ProjectEventInput): Promise<ProjectEventRow> {
-    const event = await projectEventsRepository.append(uow.tx, {
+    const event = await projectEventsRepository.append(uow.tx, this.row(input));
+    uow.afterCommit(() => this.wake(event.project_id, event.sequence));
+    return event;
+  }
+
+  /**
+   * The row `record` appends (its sequence is given by the append), for a write that puts the event
+   * in the database with its own statement; that write calls `wake` once it has committed.
+   */
+  row(input: ProjectEventInput): NewProjectEvent {
+    return {
       id: newId(ID_PREFIX.event),
       workspace_id: input.project.workspace_id,
       project_id: input.project.id,
@@ -56,19 +71,22 @@ export class ProjectEventWriter {
       causation_event_id: input.causation_event_id ?? null,
       payload: JSON.stringify(input.payload),
       created_at: Date.now(),
-    });
-    uow.afterCommit(() =>
-      this.bus.publish(projectEventsChannel(event.project_id), String(event.sequence)).catch((error) =>
+    };
+  }
+
+  /** The wake-up of a committed event: published on the bus; a failure is logged, never thrown. */
+  wake(projectId: string, sequence: number): Promise<void> {
+    return this.bus.publish(projectEventsChannel(projectId), String(sequence)).then(
+      () => undefined,
+      (error: unknown) =>
         this.logger.warn(
           {
             msg: 'event wake-up publish failed; readers will catch up',
-            project_id: event.project_id,
+            project_id: projectId,
             error: String(error),
           },
           'ProjectEventWriter',
         ),
-      ),
     );
-    return event;
   }
 }

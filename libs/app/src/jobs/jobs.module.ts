@@ -10,6 +10,7 @@ import { RequestSystemPingUseCase } from './request-system-ping.use-case';
 import { RunLedgerJobUseCase } from './run-ledger-job.use-case';
 import { RunMaintenanceScanUseCase } from './run-maintenance-scan.use-case';
 import { SystemPingUseCase } from './system-ping.use-case';
+import { CleanupExpiredInjectionsUseCase } from '../prompt-runtime/cleanup-expired-injections.use-case';
 
 const USE_CASES = [
   CreateJobUseCase,
@@ -18,6 +19,7 @@ const USE_CASES = [
   SystemPingUseCase,
   ReconcileJobsUseCase,
   RunMaintenanceScanUseCase,
+  CleanupExpiredInjectionsUseCase,
 ];
 
 /**

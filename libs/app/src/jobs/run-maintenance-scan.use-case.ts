@@ -3,12 +3,16 @@ import { ModuleRef } from '@nestjs/core';
 import { LOGGER, type JsonLogger } from '@hearth/platform';
 import type { MaintenanceScanStep } from './maintenance-scan-step';
 import { ReconcileJobsUseCase } from './reconcile-jobs.use-case';
+import { CleanupExpiredInjectionsUseCase } from '../prompt-runtime/cleanup-expired-injections.use-case';
 
 /**
  * The steps of `maintenance.scan`, in order: the one place later issues add their TTL and
  * cleanup scans (one line each; the class must be provided in the worker's module tree).
  */
-export const MAINTENANCE_SCAN_STEPS: ReadonlyArray<Type<MaintenanceScanStep>> = [ReconcileJobsUseCase];
+export const MAINTENANCE_SCAN_STEPS: ReadonlyArray<Type<MaintenanceScanStep>> = [
+  ReconcileJobsUseCase,
+  CleanupExpiredInjectionsUseCase,
+];
 
 export interface MaintenanceScanResult {
   steps: Array<{ step: string; ok: boolean; summary?: unknown; error?: string }>;

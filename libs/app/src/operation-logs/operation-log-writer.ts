@@ -1,7 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { ID_PREFIX, maskSensitive, newId, summariseDiff } from '@hearth/domain';
 import type { Actor } from '@hearth/permissions';
-import { operationLogsRepository, type Executor, type OperationLogRow } from '@hearth/persistence';
+import {
+  operationLogsRepository,
+  type Executor,
+  type NewOperationLog,
+  type OperationLogRow,
+} from '@hearth/persistence';
 import { currentRequestId } from '@hearth/platform';
 
 export interface OperationLogInput {
@@ -34,13 +39,21 @@ export interface OperationLogInput {
 @Injectable()
 export class OperationLogWriter {
   async write(db: Executor, actor: Actor | null, input: OperationLogInput): Promise<OperationLogRow> {
+    return operationLogsRepository.insert(db, this.row(actor, input));
+  }
+
+  /**
+   * The row `write` inserts, for a write that puts it in the database with its own statement (one
+   * statement holding the change, its log and its event): same fields, same masking.
+   */
+  row(actor: Actor | null, input: OperationLogInput): NewOperationLog {
     const accountId = input.account_id ?? actor?.accountId ?? null;
     const json = (value: unknown) =>
       value === null || value === undefined ? null : JSON.stringify(maskSensitive(value));
     const diff =
       input.diff ??
       (input.before_ref && input.after_ref ? summariseDiff(input.before_ref, input.after_ref) : null);
-    return operationLogsRepository.insert(db, {
+    return {
       id: newId(ID_PREFIX.operationLog),
       account_id: accountId,
       actor_type: actor ? actor.kind : 'system',
@@ -64,6 +77,6 @@ export class OperationLogWriter {
       diff: diff ? JSON.stringify(diff) : null,
       metadata: json(input.metadata),
       created_at: Date.now(),
-    });
+    };
   }
 }

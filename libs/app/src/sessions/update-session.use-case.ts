@@ -14,6 +14,7 @@ import { ProjectEventWriter } from '../events/project-event-writer';
 import { OperationLogWriter } from '../operation-logs/operation-log-writer';
 import { ensureProjectActive } from '../projects/project-guards';
 import { BINDING_FIELDS, requireSession, sessionRef, type SessionBindingsInput } from './session-access';
+import { resolveSessionBindings } from './session-bindings';
 
 export interface UpdateSessionInput extends SessionBindingsInput {
   title?: string;
@@ -55,6 +56,10 @@ export class UpdateSessionUseCase {
       );
       ensureProjectActive(project);
 
+      const bindings = await resolveSessionBindings(uow.tx, session.account_id, {
+        ...Object.fromEntries(BINDING_FIELDS.map((field) => [field, input[field]])),
+        worldbook_ids: input.worldbook_ids,
+      });
       const changes: Updateable<SessionsTable> = {};
       const changed: string[] = [];
       if (input.title !== undefined && input.title !== session.title) {
@@ -66,17 +71,17 @@ export class UpdateSessionUseCase {
         changed.push('status');
       }
       for (const field of BINDING_FIELDS) {
-        const value = input[field];
+        const value = bindings[field];
         if (value !== undefined && value !== session[field]) {
           changes[field] = value;
           changed.push(field);
         }
       }
       if (
-        input.worldbook_ids !== undefined &&
-        JSON.stringify(input.worldbook_ids) !== JSON.stringify(session.worldbook_ids)
+        bindings.worldbook_ids !== undefined &&
+        JSON.stringify(bindings.worldbook_ids) !== JSON.stringify(session.worldbook_ids)
       ) {
-        changes.worldbook_ids = JSON.stringify(input.worldbook_ids);
+        changes.worldbook_ids = JSON.stringify(bindings.worldbook_ids);
         changed.push('worldbook_ids');
       }
       if (changed.length === 0) return session;

@@ -55,6 +55,7 @@ export class PutLlmProfileOverrideUseCase {
       const changed = changedSettingsFields(previous, next, FIELDS);
       if (previous && changed.length === 0) return previous;
       const now = Date.now();
+      await llmProfilesRepository.bumpResolutionVersion(uow.tx, project.account_id);
       const row = await projectSettingsRepository.upsertLlmOverride(uow.tx, {
         id: previous?.id ?? newId(ID_PREFIX.llmProfileOverride),
         workspace_id: project.workspace_id,

@@ -4,3 +4,8 @@ export * from './character-card';
 export * from './worldbook';
 export * from './preset';
 export * from './regex-scripts';
+export * from './chat-jsonl';
+export * from './nchat';
+export * from './chat-send-date';
+export * from './chat-jsonl-export';
+export * from './nchat-parse';

@@ -116,6 +116,11 @@ describe('regex-scripts', () => {
       () => parseRegexScripts([{ findRegex: '/(oops/g' }]),
       /scripts\[0\]\.findRegex does not compile/,
     );
+    const named = expectParseError(
+      () => parseRegexScripts([{ scriptName: 'Fine' }, { scriptName: 'Broken one', findRegex: '(' }]),
+      /scripts\[1\]\.findRegex does not compile: \( \(script "Broken one"\)/,
+    );
+    expect(named.details).toEqual({ field: 'scripts[1].findRegex', script_name: 'Broken one' });
     expectParseError(() => parseRegexScripts([{ findRegex: 5 }]), /findRegex must be a string/);
     expectParseError(() => parseRegexScripts([{ disabled: 'no' }]), /disabled must be a boolean/);
     expectParseError(

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { findRegexSupport } from '../prompt/regex/script-support';
 import { cloneJson, importParseError, isPlainObject, JsonObject } from './format.rules';
 
 /**
@@ -110,7 +111,11 @@ export function parseRegexScripts(input: unknown): JsonObject[] {
       findRegex !== '' &&
       compileFindRegex(findRegex) === null
     ) {
-      throw importParseError(`${at('findRegex')} does not compile: ${findRegex}`, { field: at('findRegex') });
+      const named = typeof script.scriptName === 'string' && script.scriptName !== '';
+      throw importParseError(
+        `${at('findRegex')} does not compile: ${findRegex}${named ? ` (script "${String(script.scriptName)}")` : ''}`,
+        { field: at('findRegex'), ...(named ? { script_name: script.scriptName } : {}) },
+      );
     }
     return cloneJson(script);
   });
@@ -162,12 +167,15 @@ export function exportRegexScripts(scripts: JsonObject[]): RegexScript[] {
   return scripts.map((script, index) => withRegexDefaults(script, index));
 }
 
-/** A script Hearth can never run: empty or uncompilable find pattern, or no placement the runtime applies. */
-function isUnsupported(script: RegexScript): boolean {
-  if (script.findRegex === '') return true;
-  if (script.substituteRegex === 0 && compileFindRegex(script.findRegex) === null) return true;
+/**
+ * A script Hearth can never run: empty find pattern, one Hearth's regex engine cannot compile or run
+ * (prompt/regex `findRegexSupport`), or no placement the runtime applies.
+ */
+export function isUnsupportedRegexScript(script: RegexScript): boolean {
+  if (!findRegexSupport(script.findRegex, script.substituteRegex).supported) return true;
   return !script.placement.some((p) => RUNTIME_PLACEMENTS.includes(p));
 }
+const isUnsupported = isUnsupportedRegexScript;
 
 /**
  * spec 3 `compat_report`. Execution counts cover enabled, supported scripts only: prompt = `promptOnly`

@@ -30,6 +30,26 @@ export interface FloorsTable {
   superseded_by_floor_id: string | null;
   created_at: number;
   updated_at: number;
+  /** The floor's line (20261122060000_conversation_model); null only for rows written before lines. */
+  line_id: string | null;
+  /** Variables and lorebook timed-effect state the floor's turn saw (written by the turn use cases). */
+  state_snapshot: Json | null;
+}
+
+/**
+ * A chain of floors, each the first child of the previous one in the line
+ * (db/migrations/20261122060000_conversation_model.ts). A floor's lineage is its line from
+ * `start_floor_no` to the floor, then the parent line up to `fork_floor_no`, and so on.
+ */
+export interface FloorLinesTable {
+  id: string;
+  account_id: string;
+  session_id: string;
+  parent_line_id: string | null;
+  /** The floor_no, in the parent line, of the floor this line continues from. */
+  fork_floor_no: number | null;
+  start_floor_no: number;
+  created_at: number;
 }
 
 export interface PagesTable {
@@ -59,5 +79,7 @@ export interface MessagesTable {
   is_hidden: boolean;
   source: string;
   token_count: number | null;
+  /** The encoding `token_count` was counted with (`o200k_base`), when the message was written. */
+  token_encoding: string | null;
   created_at: number;
 }

@@ -18,6 +18,16 @@ export * from './inbox.table';
 export * from './settings.table';
 export * from './library.table';
 export * from './conversation.table';
+export * from './presets.table';
+export * from './user-cards.table';
+export * from './vc-tags.table';
+export * from './worldbooks.table';
+export * from './characters.table';
+export * from './prompt-runtime.table';
+export * from './llm-bindings.table';
+export * from './variables.table';
+export * from './generation-runs.table';
+export * from './chat-transfer.table';
 
 /** Every table of the Hearth database, as kysely sees it. Later features add their tables here. */
 export interface Database {
@@ -45,4 +55,28 @@ export interface Database {
   floors: import('./conversation.table').FloorsTable;
   pages: import('./conversation.table').PagesTable;
   messages: import('./conversation.table').MessagesTable;
+  floor_lines: import('./conversation.table').FloorLinesTable;
+  presets: import('./presets.table').PresetsTable;
+  regex_profiles: import('./presets.table').RegexProfilesTable;
+  asset_version_files: import('./presets.table').AssetVersionFilesTable;
+  user_cards: import('./user-cards.table').UserCardsTable;
+  vc_tags: import('./vc-tags.table').VcTagsTable;
+  worldbooks: import('./worldbooks.table').WorldbooksTable;
+  worldbook_entries: import('./worldbooks.table').WorldbookEntriesTable;
+  characters: import('./characters.table').CharactersTable;
+  prompt_policies: import('./prompt-runtime.table').PromptPoliciesTable;
+  prompt_injections: import('./prompt-runtime.table').PromptInjectionsTable;
+  llm_profile_bindings: import('./llm-bindings.table').LlmProfileBindingsTable;
+  llm_resolution_versions: import('./llm-resolution-versions.table').LlmResolutionVersionsTable;
+  variables: import('./variables.table').VariablesTable;
+  variable_tombstones: import('./variables.table').VariableTombstonesTable;
+  variable_staged_writes: import('./variables.table').VariableStagedWritesTable;
+  variable_promotions: import('./variables.table').VariablePromotionsTable;
+  floor_variable_snapshots: import('./variables.table').FloorVariableSnapshotsTable;
+  generation_runs: import('./generation-runs.table').GenerationRunsTable;
+  generation_run_events: import('./generation-runs.table').GenerationRunEventsTable;
+  floor_prompt_snapshots: import('./floor-prompt-snapshots.table').FloorPromptSnapshotsTable;
+  chat_transfer_sessions: import('./chat-transfer.table').ChatTransferSessionsTable;
+  chat_transfer_jobs: import('./chat-transfer.table').ChatTransferJobsTable;
+  chat_transfer_artifacts: import('./chat-transfer.table').ChatTransferArtifactsTable;
 }

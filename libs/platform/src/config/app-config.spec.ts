@@ -10,6 +10,7 @@ describe('loadConfig', () => {
       redisUrl: null,
       bootstrapAdminApiKey: null,
       secretsMasterKey: null,
+      secretsPreviousMasterKeys: [],
       accountMode: 'single',
       allowPrivateBaseUrl: false,
       enableAgentRuntimeWorker: false,
@@ -110,6 +111,58 @@ describe('loadConfig', () => {
     expect(loadConfig({ QUEUE_PREFIX: 'x'.repeat(64) }).queuePrefix).toHaveLength(64);
     expect(() => loadConfig({ QUEUE_PREFIX: 'x'.repeat(65) })).toThrow(/QUEUE_PREFIX/);
     expect(() => loadConfig({ QUEUE_PREFIX: 'has space' })).toThrow(/QUEUE_PREFIX/);
+  });
+
+  it('reads the previous secrets master keys for rotation, each 32 bytes base64', () => {
+    const current = Buffer.alloc(32, 1).toString('base64');
+    const old1 = Buffer.alloc(32, 2).toString('base64');
+    const old2 = Buffer.alloc(32, 3).toString('base64url');
+    expect(loadConfig({}).secretsPreviousMasterKeys).toEqual([]);
+    const config = loadConfig({
+      APP_SECRETS_MASTER_KEY: current,
+      APP_SECRETS_PREVIOUS_MASTER_KEYS: ` ${old1} , ${old2}`,
+    });
+    expect(config.secretsPreviousMasterKeys.map((k) => k[0])).toEqual([2, 3]);
+    expect(config.secretsPreviousMasterKeys.every((k) => k.length === 32)).toBe(true);
+  });
+
+  it('refuses a master key of the wrong length and names the variable, never the value', () => {
+    const short = Buffer.alloc(31, 9).toString('base64');
+    const long = Buffer.alloc(33, 9).toString('base64');
+    for (const value of [short, long, 'not base64!']) {
+      let error: unknown;
+      try {
+        loadConfig({ APP_SECRETS_MASTER_KEY: value });
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).message).toContain('APP_SECRETS_MASTER_KEY must be 32 bytes');
+      expect((error as ConfigError).message).not.toContain(value);
+    }
+  });
+
+  it('refuses a bad previous key, and previous keys without a current one', () => {
+    const current = Buffer.alloc(32, 1).toString('base64');
+    const bad = Buffer.alloc(16, 4).toString('base64');
+    let error: unknown;
+    try {
+      loadConfig({ APP_SECRETS_MASTER_KEY: current, APP_SECRETS_PREVIOUS_MASTER_KEYS: `${current},${bad}` });
+    } catch (e) {
+      error = e;
+    }
+    expect((error as ConfigError).problems).toEqual([
+      'APP_SECRETS_PREVIOUS_MASTER_KEYS item 2 must be 32 bytes encoded as base64 (44 characters)',
+    ]);
+    expect((error as ConfigError).message).not.toContain(bad);
+    expect(() => loadConfig({ APP_SECRETS_PREVIOUS_MASTER_KEYS: current })).toThrow(
+      /APP_SECRETS_PREVIOUS_MASTER_KEYS needs APP_SECRETS_MASTER_KEY/,
+    );
+  });
+
+  it('reads ALLOW_PRIVATE_BASE_URL', () => {
+    expect(loadConfig({ ALLOW_PRIVATE_BASE_URL: 'true' }).allowPrivateBaseUrl).toBe(true);
+    expect(loadConfig({ ALLOW_PRIVATE_BASE_URL: 'false' }).allowPrivateBaseUrl).toBe(false);
   });
 
   it('uses the host default given by the entry point', () => {

@@ -15,6 +15,11 @@ export interface AppConfig {
   bootstrapAdminApiKey: string | null;
   /** 32 raw bytes, or null when saving secrets is unavailable. */
   secretsMasterKey: Buffer | null;
+  /**
+   * `APP_SECRETS_PREVIOUS_MASTER_KEYS`: earlier master keys (comma list, each 32 bytes base64), kept
+   * during a rotation so old ciphertexts still decrypt; never used to encrypt.
+   */
+  secretsPreviousMasterKeys: Buffer[];
   accountMode: AccountMode;
   allowPrivateBaseUrl: boolean;
   enableAgentRuntimeWorker: boolean;
@@ -129,15 +134,33 @@ export function loadConfig(env: Env, defaults: ConfigDefaults = {}): AppConfig {
     return raw;
   };
 
+  const decodeKey = (value: string): Buffer | null => {
+    const decoded = /^[A-Za-z0-9+/_-]+={0,2}$/.test(value) ? Buffer.from(value, 'base64') : null;
+    return decoded && decoded.length === 32 ? decoded : null;
+  };
+
   let secretsMasterKey: Buffer | null = null;
   const masterKey = read('APP_SECRETS_MASTER_KEY');
   if (masterKey !== undefined) {
-    const decoded = /^[A-Za-z0-9+/_-]+={0,2}$/.test(masterKey) ? Buffer.from(masterKey, 'base64') : null;
-    if (!decoded || decoded.length !== 32) {
+    secretsMasterKey = decodeKey(masterKey);
+    if (!secretsMasterKey)
       problems.push('APP_SECRETS_MASTER_KEY must be 32 bytes encoded as base64 (44 characters)');
-    } else {
-      secretsMasterKey = decoded;
-    }
+  }
+
+  const secretsPreviousMasterKeys: Buffer[] = [];
+  const previousKeys = read('APP_SECRETS_PREVIOUS_MASTER_KEYS');
+  if (previousKeys !== undefined) {
+    const items = previousKeys.split(',').map((item) => item.trim());
+    items.forEach((item, index) => {
+      const key = decodeKey(item);
+      if (key) secretsPreviousMasterKeys.push(key);
+      else
+        problems.push(
+          `APP_SECRETS_PREVIOUS_MASTER_KEYS item ${index + 1} must be 32 bytes encoded as base64 (44 characters)`,
+        );
+    });
+    if (masterKey === undefined)
+      problems.push('APP_SECRETS_PREVIOUS_MASTER_KEYS needs APP_SECRETS_MASTER_KEY (the key to rotate to)');
   }
 
   const bootstrapKey = read('BOOTSTRAP_ADMIN_API_KEY') ?? null;
@@ -155,6 +178,7 @@ export function loadConfig(env: Env, defaults: ConfigDefaults = {}): AppConfig {
     dataDir: read('HEARTH_DATA_DIR') ?? './data',
     bootstrapAdminApiKey: bootstrapKey,
     secretsMasterKey,
+    secretsPreviousMasterKeys,
     accountMode: oneOf('ACCOUNT_MODE', ['single', 'multi'] as const, 'single') ?? 'single',
     allowPrivateBaseUrl: bool('ALLOW_PRIVATE_BASE_URL', false),
     enableAgentRuntimeWorker: bool('ENABLE_AGENT_RUNTIME_WORKER', false),

@@ -82,7 +82,7 @@ export const JOB_DEFINITIONS: { readonly [N in JobName]: JobDefinition } = {
     ledger: true,
     maxAttempts: 3,
     backoff: { baseMs: 5_000, maxMs: 300_000 },
-    handled: false,
+    handled: true,
   },
 };
 

@@ -1,0 +1,25 @@
+import { Module } from '@nestjs/common';
+import {
+  ActivatePageUseCase,
+  CreateBranchUseCase,
+  GetFloorUseCase,
+  ListBranchesUseCase,
+  ListFloorsUseCase,
+  ResetBranchUseCase,
+} from '@hearth/app';
+import { FloorsController } from './floors.controller';
+import { PagesController } from './pages.controller';
+import { SessionConversationController } from './session-conversation.controller';
+
+@Module({
+  controllers: [SessionConversationController, FloorsController, PagesController],
+  providers: [
+    ListFloorsUseCase,
+    ListBranchesUseCase,
+    ResetBranchUseCase,
+    GetFloorUseCase,
+    CreateBranchUseCase,
+    ActivatePageUseCase,
+  ],
+})
+export class ConversationModule {}

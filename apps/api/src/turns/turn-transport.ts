@@ -1,0 +1,41 @@
+import type { Request, Response } from 'express';
+import type { PreparedTurn } from '@hearth/app';
+import { SseWriter } from '../http/sse-writer';
+
+/**
+ * Runs a prepared turn over the response (docs/decisions.md "Turns and runs"):
+ * - SSE: `start`, `run`, `chunk`/`reasoning` as they arrive (one write each, nothing buffered), then
+ *   `done` or `error` (after the headers, errors are events). Every event carries its run sequence as
+ *   `id:`. A client disconnect cancels the run unless it is detached.
+ * - JSON: 200 `{data: result}`, or the turn's error (499 `generation_cancelled`, 504, 502, 409 …). A
+ *   detached JSON turn answers 202 `{data: run snapshot}` at once and goes on in the background.
+ */
+export async function runTurn(
+  prepared: PreparedTurn,
+  req: Request,
+  res: Response,
+  options: { sse: boolean; heartbeatMs: number },
+): Promise<void> {
+  if (options.sse) {
+    const writer = new SseWriter(req, res, { heartbeatMs: options.heartbeatMs });
+    prepared.attach((event) => writer.send([event]));
+    writer.onClose(() => {
+      prepared.attach(null);
+      if (!prepared.detached) prepared.cancel('client_disconnected');
+    });
+    await prepared.execute();
+    writer.end();
+    return;
+  }
+  if (prepared.detached) {
+    void prepared.execute();
+    res.status(202).json({ data: prepared.snapshot() });
+    return;
+  }
+  res.on('close', () => {
+    if (!res.writableFinished) prepared.cancel('client_disconnected');
+  });
+  const outcome = await prepared.execute();
+  if (!outcome.ok) throw outcome.error;
+  res.status(200).json({ data: outcome.result });
+}

@@ -1,0 +1,207 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsInt,
+  IsNumber,
+  IsObject,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  ValidateNested,
+} from 'class-validator';
+
+/** A user message: 1-200,000 characters, not blank. */
+export const TURN_MESSAGE_MAX_CHARS = 200_000;
+const NOT_BLANK = /\S/;
+const NOT_BLANK_MESSAGE = { message: 'the message must not be empty or blank' };
+
+/** Generation parameters of the chat routes (docs/decisions.md "Turns and runs"); null = not set. */
+export class GenerationParamsDto {
+  @ApiPropertyOptional({ minimum: 0, maximum: 2 })
+  @IsOptional()
+  @IsNumber()
+  @Min(0)
+  @Max(2)
+  temperature?: number | null;
+
+  @ApiPropertyOptional({ minimum: 0, maximum: 1 })
+  @IsOptional()
+  @IsNumber()
+  @Min(0)
+  @Max(1)
+  top_p?: number | null;
+
+  @ApiPropertyOptional({ minimum: 0 })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  top_k?: number | null;
+
+  @ApiPropertyOptional({ minimum: 1 })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  max_output_tokens?: number | null;
+
+  @ApiPropertyOptional({ minimum: 1, description: 'Used for prompt history budgeting' })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  max_context_tokens?: number | null;
+
+  @ApiPropertyOptional({ minimum: -2, maximum: 2 })
+  @IsOptional()
+  @IsNumber()
+  @Min(-2)
+  @Max(2)
+  frequency_penalty?: number | null;
+
+  @ApiPropertyOptional({ minimum: -2, maximum: 2 })
+  @IsOptional()
+  @IsNumber()
+  @Min(-2)
+  @Max(2)
+  presence_penalty?: number | null;
+
+  @ApiPropertyOptional({ maxLength: 64, description: '`low`, `medium`, `high` or a model-supported level' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 64)
+  reasoning_effort?: string | null;
+
+  @ApiPropertyOptional({ type: [String], maxItems: 4 })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(4)
+  @IsString({ each: true })
+  @MaxLength(200, { each: true })
+  stop?: string[] | null;
+
+  @ApiPropertyOptional({
+    minimum: 100,
+    maximum: 600000,
+    description: 'Upstream timeout (504 generation_timeout)',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(100)
+  @Max(600_000)
+  timeout_ms?: number | null;
+
+  @ApiPropertyOptional({ description: 'Ask the provider to stream (default true)' })
+  @IsOptional()
+  @IsBoolean()
+  stream?: boolean | null;
+}
+
+export class TurnDebugOptionsDto {
+  @IsOptional()
+  @IsBoolean()
+  include_prompt_snapshot?: boolean;
+
+  @IsOptional()
+  @IsBoolean()
+  include_runtime_trace?: boolean;
+
+  @IsOptional()
+  @IsBoolean()
+  include_worldbook_matches?: boolean;
+}
+
+/** The fields every chat route shares. Request injections are checked by the turn loader (400 `invalid_injection_payload`). */
+export class TurnOptionsDto {
+  @ApiPropertyOptional({ type: GenerationParamsDto })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => GenerationParamsDto)
+  generation_params?: GenerationParamsDto;
+
+  @ApiPropertyOptional({ type: [Object], description: 'Request-level injections (at most 32)' })
+  @IsOptional()
+  @IsArray()
+  prompt_runtime_injections?: Array<Record<string, unknown>>;
+
+  @ApiPropertyOptional({ type: TurnDebugOptionsDto })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => TurnDebugOptionsDto)
+  debug_options?: TurnDebugOptionsDto;
+
+  @ApiPropertyOptional({
+    description:
+      'Keep generating when the client goes away; reattach with GET /runs/:id/events. JSON: 202 with the run.',
+  })
+  @IsOptional()
+  @IsBoolean()
+  detach?: boolean;
+
+  @ApiPropertyOptional({ type: Object, description: 'Turn config override (no fields are used yet)' })
+  @IsOptional()
+  @IsObject()
+  config?: Record<string, unknown>;
+}
+
+/** `POST /sessions/:id/respond` (and `/respond/stream`). */
+export class RespondDto extends TurnOptionsDto {
+  @ApiProperty({ minLength: 1, maxLength: TURN_MESSAGE_MAX_CHARS })
+  @IsString()
+  @Length(1, TURN_MESSAGE_MAX_CHARS)
+  @Matches(NOT_BLANK, NOT_BLANK_MESSAGE)
+  message!: string;
+
+  @ApiPropertyOptional({ description: 'Default: main' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 200)
+  branch_id?: string;
+
+  @ApiPropertyOptional({
+    description: 'The floor answered; must still be the branch head (409 generation_target_stale)',
+  })
+  @IsOptional()
+  @IsString()
+  @Length(1, 200)
+  source_floor_id?: string;
+}
+
+/** `POST /sessions/:id/regenerate`. */
+export class RegenerateDto extends TurnOptionsDto {
+  @ApiPropertyOptional({ description: 'Default: main' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 200)
+  branch_id?: string;
+}
+
+/** `POST /floors/:id/retry`. */
+export class RetryFloorDto extends TurnOptionsDto {}
+
+/** `POST /floors/:id/retry-step`. */
+export class RetryStepDto extends TurnOptionsDto {
+  @ApiProperty({ minimum: 1, description: '1-based; a turn without tools has one step' })
+  @IsInt()
+  @Min(1)
+  from_step_index!: number;
+}
+
+/** `POST /messages/:id/edit-and-regenerate`. */
+export class EditAndRegenerateDto extends TurnOptionsDto {
+  @ApiProperty({
+    minLength: 1,
+    maxLength: TURN_MESSAGE_MAX_CHARS,
+    description: 'The new text of the user message',
+  })
+  @IsString()
+  @Length(1, TURN_MESSAGE_MAX_CHARS)
+  @Matches(NOT_BLANK, NOT_BLANK_MESSAGE)
+  content!: string;
+}
+
+export const isEventStream = (accept: string | undefined) => /text\/event-stream/i.test(accept ?? '');

@@ -1,0 +1,28 @@
+import { Module } from '@nestjs/common';
+import {
+  CancelRunUseCase,
+  GenerateTurnUseCase,
+  GetRunUseCase,
+  ResolveModelForTurnUseCase,
+  RunRegistry,
+  StreamRunEventsUseCase,
+  TurnCommitter,
+  TurnRunner,
+} from '@hearth/app';
+import { RunsController } from './runs.controller';
+import { TurnsController } from './turns.controller';
+
+@Module({
+  controllers: [TurnsController, RunsController],
+  providers: [
+    RunRegistry,
+    TurnCommitter,
+    TurnRunner,
+    ResolveModelForTurnUseCase,
+    GenerateTurnUseCase,
+    GetRunUseCase,
+    CancelRunUseCase,
+    StreamRunEventsUseCase,
+  ],
+})
+export class TurnsModule {}

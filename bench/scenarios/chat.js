@@ -1,0 +1,176 @@
+'use strict';
+// P9 (issue 5 benchmark): time to first chunk through `POST /sessions/:id/respond/stream` against calling
+// the same fake model directly with the `openai` SDK from this process, 100 sequential turns (Hearth and
+// direct interleaved) and 20 concurrent turns (3 rounds, 20 sessions at once). Figures: added TTFT at
+// p50 (goal ≤ 10 ms) and p99 (goal ≤ 30 ms), and the added inter-chunk delay at p99 (goal ≤ 2 ms: every
+// chunk is written as it arrives). The fake model (`bench/lib/fake-model.js`) is its own process and
+// streams FAKE_CHUNKS chunks FAKE_CHUNK_DELAY_MS apart; a second API process gets the `env` model source
+// pointed at it.
+const { join } = require('node:path');
+const { TextDecoder } = require('node:util');
+const h = require('../lib/harness');
+
+const SEQUENTIAL = Number(process.env.BENCH_P9_SEQUENTIAL ?? 100);
+const CONCURRENT = Number(process.env.BENCH_P9_CONCURRENT ?? 20);
+const CONCURRENT_ROUNDS = 3;
+/** A session gets this many turns before the next one is used (a chat of realistic length). */
+const TURNS_PER_SESSION = 25;
+const CHUNKS = 8;
+const CHUNK_DELAY_MS = 20;
+
+async function post(baseUrl, key, path, body) {
+  const res = await fetch(`${baseUrl}${path}`, {
+    method: 'POST',
+    headers: { 'x-api-key': key, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, json: text ? JSON.parse(text) : null };
+}
+
+/** One turn through Hearth: ms to the first `chunk` event, and the gaps between chunk events. */
+async function hearthTurn(api, key, sessionId, message) {
+  const t0 = h.nowMs();
+  const res = await fetch(`${api.baseUrl}/sessions/${sessionId}/respond/stream`, {
+    method: 'POST',
+    headers: { 'x-api-key': key, 'content-type': 'application/json', accept: 'text/event-stream' },
+    body: JSON.stringify({ message }),
+  });
+  if (res.status !== 200) throw new Error(`P9 respond/stream answered ${res.status}: ${await res.text()}`);
+  const decoder = new TextDecoder();
+  const arrivals = [];
+  let buffer = '';
+  let done = false;
+  let error = null;
+  for await (const bytes of res.body) {
+    const now = h.nowMs();
+    buffer += decoder.decode(bytes, { stream: true });
+    let index;
+    while ((index = buffer.indexOf('\n\n')) >= 0) {
+      const block = buffer.slice(0, index);
+      buffer = buffer.slice(index + 2);
+      if (block.includes('\nevent: chunk\n')) arrivals.push(now);
+      else if (block.includes('\nevent: done\n')) done = true;
+      else if (block.includes('event: error\n')) error = block;
+    }
+  }
+  if (!done) throw new Error(`P9 turn did not end with done: ${error ?? 'stream ended'}`);
+  if (arrivals.length !== CHUNKS)
+    throw new Error(`P9 turn got ${arrivals.length} chunks, expected ${CHUNKS}`);
+  return { ttft: arrivals[0] - t0, gaps: arrivals.slice(1).map((t, i) => t - arrivals[i]) };
+}
+
+/** The same through the `openai` SDK straight to the fake model. */
+async function directTurn(client, message) {
+  const t0 = h.nowMs();
+  const stream = await client.chat.completions.create({
+    model: 'fake-model',
+    messages: [{ role: 'user', content: message }],
+    stream: true,
+  });
+  const arrivals = [];
+  for await (const part of stream) {
+    if (part.choices?.[0]?.delta?.content) arrivals.push(h.nowMs());
+  }
+  return { ttft: arrivals[0] - t0, gaps: arrivals.slice(1).map((t, i) => t - arrivals[i]) };
+}
+
+function stats(samples) {
+  const ttft = h.summarize(samples.map((s) => s.ttft));
+  const gaps = h.summarize(samples.flatMap((s) => s.gaps));
+  return { ttft, gaps };
+}
+
+async function run(ctx) {
+  const probe = await post(ctx.api.baseUrl, ctx.adminKey, '/sessions/ses_probe/respond/stream', {
+    message: 'x',
+  });
+  if (probe.status === 404 && probe.json?.error?.code === 'not_found')
+    throw new ctx.NotMeasured('POST /sessions/:id/respond/stream is not served');
+
+  const fake = h.startNode(join(__dirname, '../lib/fake-model.js'), [], {
+    label: 'fake model',
+    env: { FAKE_CHUNKS: String(CHUNKS), FAKE_CHUNK_DELAY_MS: String(CHUNK_DELAY_MS) },
+  });
+  const { port } = await h.waitForMessage(fake, 'ready', 10_000);
+  const modelUrl = `http://127.0.0.1:${port}/v1`;
+  const api = await h.startApi({
+    databaseUrl: ctx.database.url,
+    adminKey: ctx.adminKey,
+    benchId: `${ctx.benchId}_p9`,
+    env: {
+      LLM_PROVIDER: 'openai',
+      LLM_MODEL: 'fake-model',
+      LLM_BASE_URL: modelUrl,
+      LLM_API_KEY: 'sk-bench-p9',
+      ALLOW_PRIVATE_BASE_URL: 'true',
+      LOG_LEVEL: 'warn',
+    },
+  });
+  const OpenAI = require('openai').default ?? require('openai');
+  const client = new OpenAI({ baseURL: modelUrl, apiKey: 'sk-bench-p9', maxRetries: 0 });
+  const newSession = async () => {
+    const res = await post(api.baseUrl, ctx.adminKey, '/sessions', { title: 'P9 chat' });
+    if (res.status !== 201) throw new Error(`P9 POST /sessions answered ${res.status}`);
+    return res.json.data.id;
+  };
+
+  try {
+    // Warm-up: both paths, a few turns.
+    const warm = await newSession();
+    for (let i = 0; i < 5; i++) {
+      await hearthTurn(api, ctx.adminKey, warm, `warm ${i}`);
+      await directTurn(client, `warm ${i}`);
+    }
+
+    const seq = { hearth: [], direct: [] };
+    let session = await newSession();
+    for (let i = 0; i < SEQUENTIAL; i++) {
+      if (i > 0 && i % TURNS_PER_SESSION === 0) session = await newSession();
+      seq.hearth.push(await hearthTurn(api, ctx.adminKey, session, `turn ${i}: tell me more`));
+      seq.direct.push(await directTurn(client, `turn ${i}: tell me more`));
+    }
+
+    const conc = { hearth: [], direct: [] };
+    const sessions = await Promise.all(Array.from({ length: CONCURRENT }, () => newSession()));
+    for (let round = 0; round < CONCURRENT_ROUNDS; round++) {
+      conc.hearth.push(
+        ...(await Promise.all(
+          sessions.map((s, i) => hearthTurn(api, ctx.adminKey, s, `round ${round} ${i}`)),
+        )),
+      );
+      conc.direct.push(
+        ...(await Promise.all(sessions.map((_, i) => directTurn(client, `round ${round} ${i}`)))),
+      );
+    }
+
+    const figures = {};
+    let pass = true;
+    for (const [name, set] of [
+      ['sequential', seq],
+      ['concurrent', conc],
+    ]) {
+      const hs = stats(set.hearth);
+      const ds = stats(set.direct);
+      const added = {
+        p50: h.round(hs.ttft.p50 - ds.ttft.p50),
+        p99: h.round(hs.ttft.p99 - ds.ttft.p99),
+        gapP99: h.round(hs.gaps.p99 - ds.gaps.p99),
+      };
+      const ok = added.p50 <= 10 && added.p99 <= 30 && added.gapP99 <= 2;
+      pass &&= ok;
+      figures[name] = { hearth: hs, direct: ds, added, pass: ok };
+      h.line(
+        `P9 ${name} (${set.hearth.length} turns): TTFT hearth p50=${hs.ttft.p50} p99=${hs.ttft.p99} ms, direct p50=${ds.ttft.p50} p99=${ds.ttft.p99} ms; ` +
+          `added p50=${added.p50} ms (≤ 10) p99=${added.p99} ms (≤ 30); inter-chunk p99 hearth=${hs.gaps.p99} direct=${ds.gaps.p99} added=${added.gapP99} ms (≤ 2) ${h.verdict(ok)}`,
+      );
+    }
+    const file = h.writeResult('P9', { chunks: CHUNKS, chunkDelayMs: CHUNK_DELAY_MS, figures, pass });
+    return { pass, file };
+  } finally {
+    await h.stopChild(api.child);
+    await h.stopChild(fake);
+  }
+}
+
+module.exports = { id: 'P9', run };

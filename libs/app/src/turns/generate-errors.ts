@@ -1,0 +1,37 @@
+import { DomainError } from '@hearth/domain';
+import { findSsrfBlocked, LlmError } from '@hearth/platform';
+
+/**
+ * A provider failure as the chat routes answer it (docs/decisions.md "Turns and runs"): 499
+ * `generation_cancelled`, 504 `generation_timeout`, 502 `generation_upstream_failed` (with the
+ * upstream status), 502 `generation_invalid_response`, 502 `generation_upstream_unreachable`, 400
+ * `ssrf_blocked`. Messages never carry the key (the adapters redact them).
+ */
+export function generationError(error: unknown, cancelReason: string | null): DomainError {
+  if (error instanceof DomainError) return error;
+  if (cancelReason) return generationCancelled(cancelReason);
+  if (!(error instanceof LlmError)) throw error;
+  switch (error.kind) {
+    case 'aborted':
+      return generationCancelled('cancelled');
+    case 'timeout':
+      return new DomainError('generation_timeout', 504, 'The model did not answer in time');
+    case 'upstream_status':
+      return new DomainError('generation_upstream_failed', 502, error.message, {
+        upstream_status: error.upstreamStatus,
+      });
+    case 'invalid_response':
+      return new DomainError('generation_invalid_response', 502, error.message);
+    case 'configuration':
+      return new DomainError('model_not_configured', 503, error.message);
+    default: {
+      const ssrf = findSsrfBlocked(error);
+      if (ssrf) return ssrf;
+      return new DomainError('generation_upstream_unreachable', 502, error.message);
+    }
+  }
+}
+
+export function generationCancelled(reason: string): DomainError {
+  return new DomainError('generation_cancelled', 499, 'The generation was cancelled', { reason });
+}

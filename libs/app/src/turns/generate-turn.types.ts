@@ -1,0 +1,96 @@
+import type { PromptEngineInput, PromptEngineResult } from '@hearth/domain/prompt/engine';
+import type { Actor, ProjectRole } from '@hearth/permissions';
+import type { BranchRow, FloorRow, MessageRow, ProjectRow, SessionRow } from '@hearth/persistence';
+import type { LlmParams, LlmTarget } from '@hearth/platform';
+import type { RequestInjectionInput } from './turn-context.types';
+
+/** The kinds of turn (the run's `run_type` and the operation log's action). */
+export type TurnKind = 'respond' | 'regenerate' | 'retry_floor' | 'retry_step' | 'edit_and_regenerate';
+
+export interface TurnDebugOptions {
+  include_prompt_snapshot?: boolean;
+  include_runtime_trace?: boolean;
+  include_worldbook_matches?: boolean;
+}
+
+/** Generation parameters a chat route accepts (docs/decisions.md "Turns and runs"). */
+export interface TurnGenerationParams {
+  temperature?: number | null;
+  top_p?: number | null;
+  top_k?: number | null;
+  max_output_tokens?: number | null;
+  max_context_tokens?: number | null;
+  frequency_penalty?: number | null;
+  presence_penalty?: number | null;
+  reasoning_effort?: string | null;
+  stop?: string[] | null;
+  timeout_ms?: number | null;
+  stream?: boolean | null;
+}
+
+/** What every chat route shares. */
+export interface TurnOptions {
+  generation_params?: TurnGenerationParams | null;
+  prompt_runtime_injections?: RequestInjectionInput[] | null;
+  debug_options?: TurnDebugOptions | null;
+  /** Keep generating when the client goes away; events are kept for `GET /runs/:id/events`. */
+  detach?: boolean;
+}
+
+export type TurnRequest = TurnOptions &
+  (
+    | {
+        kind: 'respond';
+        sessionId: string;
+        message: string;
+        branch_id?: string | null;
+        source_floor_id?: string | null;
+      }
+    | { kind: 'regenerate'; sessionId: string; branch_id?: string | null }
+    | { kind: 'retry_floor'; floorId: string }
+    | { kind: 'retry_step'; floorId: string; from_step_index: number }
+    | { kind: 'edit_and_regenerate'; messageId: string; content: string }
+  );
+
+/** Spec 2 "Chat respond result", plus the ids a client needs to find what was written. */
+export interface TurnResult {
+  floor_id: string;
+  floor_no: number;
+  branch_id: string;
+  page_id: string;
+  run_id: string;
+  generated_text: string;
+  reasoning_text: string | null;
+  summaries: string[];
+  total_usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+  final_state: 'committed';
+  discarded_from_step_index?: number;
+  irreversible_side_effects?: unknown[];
+  prompt_snapshot?: unknown;
+  runtime_trace?: unknown;
+}
+
+/** What a turn knows once it holds its branch's lock and before the model is called. */
+export interface PreparedTurnState {
+  kind: TurnKind;
+  actor: Actor;
+  session: SessionRow;
+  project: ProjectRow;
+  role: ProjectRole;
+  branch: BranchRow;
+  /** The generating floor (respond) or the committed floor that gets a new page. */
+  floor: FloorRow;
+  /** For edit-and-regenerate: the edited user message and its new content. */
+  edit: { message: MessageRow; content: string } | null;
+  engineInput: PromptEngineInput;
+  prompt: PromptEngineResult;
+  target: LlmTarget;
+  params: LlmParams;
+  stream: boolean;
+  debug: TurnDebugOptions;
+  fromStepIndex: number | null;
+  /** Length of the user's input (operation logs record lengths only). */
+  inputLength: number;
+  /** The provider call when it was started before the lock (respond); else execute starts it. */
+  upstream?: import('./generate-run').UpstreamCall | null;
+}

@@ -1,0 +1,103 @@
+import { DomainError } from '@hearth/domain';
+import {
+  checkRequestInjections,
+  readFloorStateSnapshot,
+  turnModelFromConfig,
+  turnSeed,
+} from './turn-context';
+
+const item = (overrides: Record<string, unknown> = {}) => ({
+  source_kind: 'client_injection',
+  title: 't',
+  content: 'c',
+  placement: 'after_history',
+  ...overrides,
+});
+
+describe('turn context rules', () => {
+  it('request injections become request-scope items with their order and params', () => {
+    expect(
+      checkRequestInjections([item({ order: 5, placement_params: { depth: 1 }, scope: 'request' })]),
+    ).toEqual([
+      {
+        scope: 'request',
+        source_kind: 'client_injection',
+        title: 't',
+        content: 'c',
+        placement: 'after_history',
+        placement_params: { depth: 1 },
+        order: 5,
+      },
+    ]);
+    expect(checkRequestInjections(null)).toEqual([]);
+    expect(checkRequestInjections(Array.from({ length: 32 }, () => item()))).toHaveLength(32);
+  });
+
+  it('refuses 33 items and bad items with 400 invalid_injection_payload naming each field', () => {
+    const refuse = (items: unknown) => {
+      try {
+        checkRequestInjections(items as never);
+      } catch (error) {
+        expect(error).toBeInstanceOf(DomainError);
+        expect((error as DomainError).code).toBe('invalid_injection_payload');
+        expect((error as DomainError).status).toBe(400);
+        return ((error as DomainError).details as { fields: Array<{ field: string }> }).fields.map(
+          (f) => f.field,
+        );
+      }
+      throw new Error('accepted');
+    };
+    expect(refuse(Array.from({ length: 33 }, () => item()))).toEqual(['prompt_runtime_injections']);
+    expect(refuse('nope')).toEqual(['prompt_runtime_injections']);
+    expect(refuse([item({ source_kind: 'debug_injection', scope: 'branch', extra: 1 }), 'x'])).toEqual([
+      'prompt_runtime_injections[0].extra',
+      'prompt_runtime_injections[0].source_kind',
+      'prompt_runtime_injections[0].scope',
+      'prompt_runtime_injections[1]',
+    ]);
+  });
+
+  it('the seed depends on every id and is hex', () => {
+    const a = turnSeed('s', 'b', 'f', null);
+    expect(a).toMatch(/^[0-9a-f]{32}$/);
+    expect(turnSeed('s', 'b', 'f', null)).toBe(a);
+    for (const other of [
+      turnSeed('s2', 'b', 'f', null),
+      turnSeed('s', 'b2', 'f', null),
+      turnSeed('s', 'b', null, null),
+      turnSeed('s', 'b', 'f', 'p'),
+    ])
+      expect(other).not.toBe(a);
+  });
+
+  it('reads only well-formed floor state snapshots', () => {
+    expect(readFloorStateSnapshot(null)).toEqual({});
+    const floor = (state_snapshot: unknown) => ({ state_snapshot }) as never;
+    expect(
+      readFloorStateSnapshot(
+        floor({ timed_state: { sticky: {}, cooldown: {} }, variables: { local: {}, global: {} } }),
+      ),
+    ).toEqual({
+      timed_state: { sticky: {}, cooldown: {} },
+      variables: { local: {}, global: {} },
+    });
+    expect(readFloorStateSnapshot(floor({ timed_state: { sticky: [] } }))).toEqual({
+      timed_state: null,
+      variables: null,
+    });
+  });
+
+  it('the configured model needs both provider and model', () => {
+    expect(turnModelFromConfig(null)).toBeNull();
+    expect(
+      turnModelFromConfig({ llm: { provider: 'openai', model: null, baseUrl: null, apiKey: null } }),
+    ).toBeNull();
+    expect(
+      turnModelFromConfig({ llm: { provider: 'anthropic', model: 'claude', baseUrl: null, apiKey: null } }),
+    ).toEqual({
+      provider: 'anthropic',
+      model_id: 'claude',
+      base_url: null,
+    });
+  });
+});

@@ -1,0 +1,642 @@
+import { createHash } from 'node:crypto';
+import { DomainError, isPlainObject, type NormalizedWorldbookEntry } from '@hearth/domain';
+import type { PromptEngineInput } from '@hearth/domain/prompt/engine';
+import { INJECTION_LIMITS, type InjectionItem } from '@hearth/domain/prompt/injections';
+import type { PolicyLayer } from '@hearth/domain/prompt/policy';
+import { encodingForModel } from '@hearth/domain/prompt/shared/token-counter';
+import { ProjectAccess, type Actor } from '@hearth/permissions';
+import {
+  assetVersionsRepository,
+  charactersRepository,
+  conversationRepository,
+  presetsRepository,
+  promptRuntimeRepository,
+  regexProfilesRepository,
+  sessionsRepository,
+  transcriptRepository,
+  turnHistoryRepository,
+  userCardsRepository,
+  worldbooksRepository,
+  type AssetVersionRow,
+  type BranchRow,
+  type Executor,
+  type FloorRow,
+  type LineageMessageRow,
+  type SessionRow,
+} from '@hearth/persistence';
+import type { AppConfig } from '@hearth/platform';
+import { characterLorebook, storedCardOf } from '../characters/character-rules';
+import { isInLineage, readBranchHistory } from '../conversation/floor-reads';
+import { MAIN_BRANCH } from '../conversation/session-conversation';
+import { readAssetVersionData } from '../presets/library-asset-versions';
+import { loadVariableViews } from '../variables/variable-views';
+import { rowToNormalized } from '../worldbooks/worldbook-rules';
+import type {
+  FloorStateSnapshot,
+  RequestInjectionInput,
+  TurnContext,
+  TurnContextRequest,
+  TurnContextWarning,
+  TurnModel,
+} from './turn-context.types';
+
+export * from './turn-context.types';
+
+/** Where the loader gets what is not in the database. */
+export interface TurnContextDeps {
+  /** The permission gate (default: one over `db`). */
+  access?: ProjectAccess;
+  /** The `llm` configuration, the model source until profile bindings are wired into turns. */
+  config?: Pick<AppConfig, 'llm'> | null;
+}
+
+const sessionNotFound = () => new DomainError('session_not_found', 404, 'Session not found');
+const branchNotFound = () => new DomainError('branch_not_found', 404, 'Branch not found');
+const sourceFloorNotFound = () =>
+  new DomainError('source_floor_not_found', 404, 'Source floor not found in this branch');
+
+/** Request-level injection keys of spec 2 ("Request-level injection item"). */
+const REQUEST_INJECTION_KEYS = new Set([
+  'source_kind',
+  'title',
+  'content',
+  'placement',
+  'placement_params',
+  'order',
+  'scope',
+]);
+
+/**
+ * Everything a turn knows, loaded from storage as the prompt engine's plain input (docs/decisions.md
+ * "Turn context and dry-run"). Checks, in order: the request injections (400
+ * `invalid_injection_payload`), the session (404 `session_not_found`, also for a Project the caller is
+ * not a member of) and access (`read`: `project.read`; `write`: `project.session.write`, 403
+ * `project_access_denied`), the branch (`main` by default; 404 `branch_not_found`), the source floor
+ * (404 `source_floor_not_found` unless it is in the branch's lineage). Library objects that are gone
+ * (deleted preset, worldbook, user card, character) are skipped with a warning, never an error. Reads
+ * only: nothing is written, whatever the access mode.
+ */
+export async function loadTurnContext(
+  db: Executor,
+  actor: Actor,
+  request: TurnContextRequest,
+  deps: TurnContextDeps = {},
+): Promise<TurnContext> {
+  const access = deps.access ?? new ProjectAccess(db);
+  const now = request.now ?? Date.now();
+  const warnings: TurnContextWarning[] = [];
+  const requestInjections = checkRequestInjections(request.requestInjections);
+
+  const session = await sessionsRepository.findSession(db, request.sessionId);
+  if (!session) throw sessionNotFound();
+  const { project, role } = await access.require(
+    actor,
+    session.project_id,
+    request.access === 'write' ? 'project.session.write' : 'project.read',
+    { db, notFoundCode: 'session_not_found' },
+  );
+
+  // The library reads depend only on the session: they start while the branch and floor are checked
+  // (marked handled, so a 404 below never leaves a rejection unhandled; awaited again below).
+  const characterRead = loadCharacter(db, session, warnings);
+  const personaRead = loadPersona(db, session, warnings);
+  const presetRead = loadPreset(db, session, warnings);
+  const regexRead = loadRegexProfile(db, session, warnings);
+  const worldbooksRead = loadWorldbooks(db, session, warnings);
+  for (const read of [characterRead, personaRead, presetRead, regexRead, worldbooksRead])
+    read.catch(() => undefined);
+  const branch = await resolveBranch(db, session, request.branchId ?? null);
+  const parentFloor = await resolveParentFloor(db, session, branch, request.sourceFloorId ?? null);
+  const nextFloorNo = parentFloor ? parentFloor.floor_no + 1 : 0;
+
+  const model = turnModelFromConfig(deps.config ?? null);
+  const encoding = encodingForModel(model?.model_id ?? null);
+
+  const [character, persona, preset, regexProfile, worldbooks, history, runtime, variables] =
+    await Promise.all([
+      characterRead,
+      personaRead,
+      presetRead,
+      regexRead,
+      worldbooksRead,
+      readTurnHistory(db, branch, parentFloor),
+      promptRuntimeRepository.loadForTurn(db, session.id, branch.id, now),
+      loadTurnVariables(db, session.account_id, {
+        sessionId: session.id,
+        branchId: branch.head_floor_id === null && branch.id === MAIN_BRANCH ? null : branch.id,
+        floorId: parentFloor?.id ?? null,
+      }),
+    ]);
+
+  const card = character?.data ?? null;
+  const charName = typeof card?.name === 'string' && card.name ? card.name : 'Assistant';
+  const lorebooks: PromptEngineInput['lorebooks'] = [];
+  // ST `getCharacterLore`: a character world that is also selected globally is used once, as global.
+  const linkedWorld = linkedWorldName(card);
+  const boundNames = new Set(worldbooks.map((b) => b.name));
+  const characterBookBound =
+    character?.book &&
+    ((linkedWorld !== null && boundNames.has(linkedWorld)) ||
+      (character.book.name !== null && boundNames.has(character.book.name)));
+  if (characterBookBound) {
+    warnings.push({
+      code: 'character_book_bound_globally',
+      message: 'The card’s lorebook is also bound to the session; it is used once, as the bound worldbook',
+    });
+  }
+  if (character?.book && !characterBookBound) {
+    lorebooks.push({
+      id: `${character.versionId}:character_book`,
+      name: character.book.name ?? `${charName} lorebook`,
+      source: 'character',
+      version: character.versionNo,
+      updated_at: character.createdAt,
+      entries: character.book.entries,
+    });
+  }
+  lorebooks.push(...worldbooks);
+
+  const scripts: NonNullable<PromptEngineInput['regex']>['scripts'] = [
+    ...(regexProfile?.scripts ?? []).map((script) => ({ script, scope: 'global' as const })),
+    ...embeddedRegexScripts(preset?.data).map((script) => ({ script, scope: 'preset' as const })),
+    ...embeddedRegexScripts(card).map((script) => ({ script, scope: 'character' as const })),
+  ];
+
+  const snapshot = readFloorStateSnapshot(parentFloor);
+  const policyLayers: PolicyLayer[] = [];
+  if (runtime.sessionPolicy) policyLayers.push({ source: 'session_policy', value: runtime.sessionPolicy });
+  if (runtime.branchPolicy) policyLayers.push({ source: 'branch_policy', value: runtime.branchPolicy });
+  if (request.policyOverride && Object.keys(request.policyOverride).length > 0)
+    policyLayers.push({ source: 'request_override', value: request.policyOverride });
+
+  const injections: InjectionItem[] = [
+    ...runtime.injections.map((row): InjectionItem => ({
+      id: row.id,
+      scope: row.scope,
+      source_kind: row.source_kind,
+      title: row.title,
+      content: row.content,
+      placement: row.placement,
+      placement_params: row.placement_params ?? undefined,
+      order: row.order,
+      enabled: row.enabled,
+      mode_scope: row.mode_scope,
+      expires_at: row.expires_at,
+    })),
+    ...requestInjections,
+  ];
+
+  const engineInput: PromptEngineInput = {
+    seed: turnSeed(session.id, branch.id, parentFloor?.id ?? null, request.attemptId ?? null),
+    now,
+    intent: request.intent,
+    session_id: session.id,
+    user: { name: persona.name, description: persona.description, in_prompt: true },
+    character: character ? { id: character.characterId, version_id: character.versionId, data: card! } : null,
+    preset: preset
+      ? { id: preset.id, version: preset.versionNo, updated_at: preset.updatedAt, data: preset.data }
+      : null,
+    lorebooks,
+    regex:
+      regexProfile || scripts.length > 0
+        ? {
+            profile_id: regexProfile?.id ?? null,
+            version: regexProfile?.versionNo ?? null,
+            updated_at: regexProfile?.updatedAt ?? null,
+            scripts,
+          }
+        : null,
+    history: history.flatMap((m) => historyEntry(m, { user: persona.name, char: charName, encoding })),
+    user_input: request.userInput,
+    next_floor_no: nextFloorNo,
+    variables,
+    timed_state: snapshot.timed_state ?? null,
+    memory_summary: null,
+    policy_layers: policyLayers,
+    injections,
+    provider: { kind: model?.provider ?? null, model_id: model?.model_id ?? null },
+    generation_params: request.generationParams ?? undefined,
+    debug: request.debug ?? undefined,
+    dry_run: request.dryRun === true,
+    token_encoding: encoding,
+  };
+  return { session, project, role, branch, parentFloor, nextFloorNo, engineInput, model, warnings };
+}
+
+/**
+ * The turn's seed: a digest of session, branch, parent floor and attempt ids. A dry-run and the first
+ * attempt of a turn from the same state (no attempt id) share it, so respond sends what dry-run showed;
+ * a retry passes its attempt (page) id and draws differently.
+ */
+export function turnSeed(
+  sessionId: string,
+  branchId: string,
+  parentFloorId: string | null,
+  attemptId: string | null,
+): string {
+  return createHash('sha256')
+    .update([sessionId, branchId, parentFloorId ?? '-', attemptId ?? '-'].join('\n'))
+    .digest('hex')
+    .slice(0, 32);
+}
+
+/** The model of a turn from the `llm` configuration (env source), or null when none is configured. */
+export function turnModelFromConfig(config: Pick<AppConfig, 'llm'> | null): TurnModel | null {
+  if (!config?.llm.provider || !config.llm.model) return null;
+  return { provider: config.llm.provider, model_id: config.llm.model, base_url: config.llm.baseUrl ?? null };
+}
+
+/**
+ * The variable views a turn reads (local: branch-centred at the parent floor; global: the account's),
+ * through the variables feature (`loadVariableViews`).
+ */
+export async function loadTurnVariables(
+  db: Executor,
+  accountId: string,
+  where: { sessionId: string; branchId: string | null; floorId: string | null },
+): Promise<{ local: Record<string, unknown>; global: Record<string, unknown> }> {
+  return loadVariableViews(db, accountId, where);
+}
+
+/** The parent floor's stored state (timed effects, variables); `{}` when it stored none. */
+export function readFloorStateSnapshot(floor: FloorRow | null): FloorStateSnapshot {
+  const value = floor?.state_snapshot;
+  if (!isPlainObject(value)) return {};
+  const snapshot = value as Record<string, unknown>;
+  const timed = snapshot.timed_state;
+  return {
+    timed_state:
+      isPlainObject(timed) && isPlainObject(timed.sticky) && isPlainObject(timed.cooldown)
+        ? (timed as unknown as FloorStateSnapshot['timed_state'])
+        : null,
+    variables: isPlainObject(snapshot.variables)
+      ? (snapshot.variables as FloorStateSnapshot['variables'])
+      : null,
+  };
+}
+
+/**
+ * Spec 2 request-level injections: at most 32 objects, `source_kind` `client_injection`, `scope`
+ * absent or `request`, `title`/`content`/`placement` strings, `order` an integer, `placement_params` an
+ * object or null, no other key; else 400 `invalid_injection_payload` with `details.fields`. Empty
+ * text, unknown placements, bad placement parameters and over-long content are not errors: the engine
+ * reports them as `not_applied_reason`s (spec 2).
+ */
+export function checkRequestInjections(
+  items: readonly RequestInjectionInput[] | null | undefined,
+): InjectionItem[] {
+  if (items === null || items === undefined) return [];
+  const fields: Array<{ field: string; problems: string[] }> = [];
+  const problem = (field: string, message: string) => fields.push({ field, problems: [message] });
+  if (!Array.isArray(items)) {
+    problem('prompt_runtime_injections', 'prompt_runtime_injections must be an array');
+  } else if (items.length > INJECTION_LIMITS.per_request) {
+    problem(
+      'prompt_runtime_injections',
+      `at most ${INJECTION_LIMITS.per_request} request-level injections are allowed (got ${items.length})`,
+    );
+  } else {
+    items.forEach((item, i) => {
+      const at = `prompt_runtime_injections[${i}]`;
+      if (!isPlainObject(item)) return problem(at, 'each injection must be an object');
+      for (const key of Object.keys(item))
+        if (!REQUEST_INJECTION_KEYS.has(key))
+          problem(`${at}.${key}`, `${key} is not a request injection field`);
+      if (item.source_kind !== 'client_injection')
+        problem(`${at}.source_kind`, 'source_kind must be client_injection');
+      if (item.scope !== undefined && item.scope !== null && item.scope !== 'request')
+        problem(`${at}.scope`, 'scope must be request');
+      for (const key of ['title', 'content', 'placement'] as const)
+        if (typeof item[key] !== 'string') problem(`${at}.${key}`, `${key} must be a string`);
+      if (item.order !== undefined && item.order !== null && !Number.isSafeInteger(item.order))
+        problem(`${at}.order`, 'order must be an integer');
+      if (
+        item.placement_params !== undefined &&
+        item.placement_params !== null &&
+        !isPlainObject(item.placement_params)
+      )
+        problem(`${at}.placement_params`, 'placement_params must be an object or null');
+    });
+  }
+  if (fields.length > 0)
+    throw new DomainError('invalid_injection_payload', 400, 'Invalid request-level injections', { fields });
+  return (items as RequestInjectionInput[]).map((item) => ({
+    scope: 'request',
+    source_kind: 'client_injection',
+    title: item.title as string,
+    content: item.content as string,
+    placement: item.placement as string,
+    placement_params: item.placement_params ?? undefined,
+    order: typeof item.order === 'number' ? item.order : undefined,
+  }));
+}
+
+async function resolveBranch(db: Executor, session: SessionRow, branchId: string | null): Promise<BranchRow> {
+  if (branchId === null || branchId === MAIN_BRANCH) {
+    const main = await conversationRepository.findBranchByName(db, session.id, MAIN_BRANCH);
+    if (main) return main;
+    if (branchId !== null) throw branchNotFound();
+    // A session made before branches existed and never touched since: an empty `main` (not written).
+    return {
+      id: MAIN_BRANCH,
+      account_id: session.account_id,
+      session_id: session.id,
+      name: MAIN_BRANCH,
+      source_floor_id: null,
+      head_floor_id: null,
+      created_at: session.created_at,
+      updated_at: session.updated_at,
+    };
+  }
+  const branch = await conversationRepository.findBranchOfSession(db, session.id, branchId);
+  if (!branch) throw branchNotFound();
+  return branch;
+}
+
+async function resolveParentFloor(
+  db: Executor,
+  session: SessionRow,
+  branch: BranchRow,
+  sourceFloorId: string | null,
+): Promise<FloorRow | null> {
+  const head = branch.head_floor_id
+    ? await conversationRepository.findFloor(db, branch.head_floor_id)
+    : undefined;
+  if (sourceFloorId === null) return head ?? null;
+  const floor = await conversationRepository.findFloor(db, sourceFloorId);
+  if (!floor || floor.session_id !== session.id || !head) throw sourceFloorNotFound();
+  if (!(await isInLineage(db, head, floor))) throw sourceFloorNotFound();
+  return floor;
+}
+
+interface LoadedCharacter {
+  characterId: string | null;
+  versionId: string;
+  versionNo: number;
+  createdAt: number;
+  data: Record<string, unknown>;
+  book: { name: string | null; entries: NormalizedWorldbookEntry[] } | null;
+}
+
+async function loadCharacter(
+  db: Executor,
+  session: SessionRow,
+  warnings: TurnContextWarning[],
+): Promise<LoadedCharacter | null> {
+  let version: AssetVersionRow | undefined;
+  if (session.character_version_id) {
+    version = await assetVersionsRepository.findOfAccount(
+      db,
+      session.account_id,
+      session.character_version_id,
+      'character',
+    );
+  } else if (session.character_id) {
+    const character = await charactersRepository.findOfAccount(db, session.account_id, session.character_id);
+    if (character)
+      version = await assetVersionsRepository.findOfAsset(db, character.id, character.latest_version_id);
+  } else {
+    return null;
+  }
+  if (!version) {
+    warnings.push({
+      code: 'character_unavailable',
+      message: 'The session’s character (version) is not available; the turn runs without a character',
+      character_id: session.character_id,
+      character_version_id: session.character_version_id,
+    });
+    return null;
+  }
+  const stored = storedCardOf(version);
+  let book: LoadedCharacter['book'] = null;
+  try {
+    const normalized = characterLorebook(stored);
+    if (normalized) book = { name: normalized.name ?? null, entries: normalized.entries };
+  } catch {
+    warnings.push({
+      code: 'character_book_unreadable',
+      message: 'The card’s character_book cannot be read; skipped',
+    });
+  }
+  return {
+    characterId: version.asset_id,
+    versionId: version.id,
+    versionNo: version.version_no,
+    createdAt: version.created_at,
+    data: stored.data as Record<string, unknown>,
+    book,
+  };
+}
+
+async function loadPersona(
+  db: Executor,
+  session: SessionRow,
+  warnings: TurnContextWarning[],
+): Promise<{ name: string; description: string | null }> {
+  if (!session.user_card_id) return { name: 'User', description: null };
+  const card = await userCardsRepository.findLive(db, session.account_id, session.user_card_id);
+  if (!card) {
+    warnings.push({
+      code: 'user_card_unavailable',
+      message: 'The session’s user card is not available; the persona is `User`',
+      user_card_id: session.user_card_id,
+    });
+    return { name: 'User', description: null };
+  }
+  const snapshot = (isPlainObject(card.snapshot) ? card.snapshot : {}) as Record<string, unknown>;
+  const name = typeof snapshot.name === 'string' && snapshot.name ? snapshot.name : card.name;
+  return { name, description: typeof snapshot.description === 'string' ? snapshot.description : null };
+}
+
+async function loadPreset(
+  db: Executor,
+  session: SessionRow,
+  warnings: TurnContextWarning[],
+): Promise<{ id: string; versionNo: number; updatedAt: number; data: unknown } | null> {
+  if (!session.preset_id) return null;
+  const preset = await presetsRepository.findOfAccount(db, session.account_id, session.preset_id);
+  const version = preset
+    ? await assetVersionsRepository.findOfAsset(db, preset.id, preset.latest_version_id)
+    : undefined;
+  if (!preset || !version) {
+    warnings.push({
+      code: 'preset_unavailable',
+      message: 'The session’s preset is not available; the turn runs without a preset',
+      preset_id: session.preset_id,
+    });
+    return null;
+  }
+  return {
+    id: preset.id,
+    versionNo: preset.version_no,
+    updatedAt: preset.updated_at,
+    data: await readAssetVersionData(db, version),
+  };
+}
+
+async function loadRegexProfile(
+  db: Executor,
+  session: SessionRow,
+  warnings: TurnContextWarning[],
+): Promise<{
+  id: string;
+  versionNo: number;
+  updatedAt: number;
+  scripts: Array<Record<string, unknown>>;
+} | null> {
+  if (!session.regex_profile_id) return null;
+  const profile = await regexProfilesRepository.findOfAccount(
+    db,
+    session.account_id,
+    session.regex_profile_id,
+  );
+  const version = profile
+    ? await assetVersionsRepository.findOfAsset(db, profile.id, profile.latest_version_id)
+    : undefined;
+  if (!profile || !version) {
+    warnings.push({
+      code: 'regex_profile_unavailable',
+      message: 'The session’s regex profile is not available; its scripts are skipped',
+      regex_profile_id: session.regex_profile_id,
+    });
+    return null;
+  }
+  const data = await readAssetVersionData(db, version);
+  const list = Array.isArray(data) ? data : isPlainObject(data) ? [data] : [];
+  return {
+    id: profile.id,
+    versionNo: profile.version_no,
+    updatedAt: profile.updated_at,
+    scripts: list.filter((s): s is Record<string, unknown> => isPlainObject(s)),
+  };
+}
+
+/**
+ * The lineage of the parent floor (its line ranges), active pages only, oldest first. Floors written
+ * before lines (test factories) are read by the conversation's general reader.
+ */
+async function readTurnHistory(
+  db: Executor,
+  branch: BranchRow,
+  parent: FloorRow | null,
+): Promise<Array<Pick<LineageMessageRow, HistoryColumns>>> {
+  if (!parent) return [];
+  const ranges = parent.line_id ? await transcriptRepository.lineageRanges(db, parent) : [];
+  const clipped = ranges
+    .map((r) => ({ ...r, hi: Math.min(r.hi, parent.floor_no) }))
+    .filter((r) => r.lo <= r.hi);
+  if (clipped.length > 0 && Math.min(...clipped.map((r) => r.lo)) === 0)
+    return turnHistoryRepository.activeMessages(db, clipped);
+  return (await readBranchHistory(db, branch, { uptoFloorNo: parent.floor_no })).messages;
+}
+
+type HistoryColumns =
+  'floor_no' | 'message_id' | 'role' | 'content' | 'is_hidden' | 'token_count' | 'token_encoding';
+
+/**
+ * Normalised entries of worldbook versions, by `(id, version, updated_at)`: every write bumps the version
+ * (and `updated_at`), so a key never names two contents and a stale entry is simply never asked for
+ * again; any replica may cache. Bounded by total entries (least recently used out). The same array is
+ * handed to the engine on every turn, so its per-book preparation (a WeakMap on the array) is reused.
+ */
+class EntriesCache {
+  private readonly map = new Map<string, NormalizedWorldbookEntry[]>();
+  private size = 0;
+  constructor(private readonly maxEntries: number) {}
+
+  get(key: string): NormalizedWorldbookEntry[] | undefined {
+    const value = this.map.get(key);
+    if (value) {
+      this.map.delete(key);
+      this.map.set(key, value);
+    }
+    return value;
+  }
+
+  set(key: string, value: NormalizedWorldbookEntry[]): void {
+    if (value.length > this.maxEntries) return;
+    this.map.set(key, value);
+    this.size += value.length;
+    for (const [oldest, entries] of this.map) {
+      if (this.size <= this.maxEntries) break;
+      this.map.delete(oldest);
+      this.size -= entries.length;
+    }
+  }
+}
+
+const bookEntriesCache = new EntriesCache(50_000);
+
+async function loadWorldbooks(
+  db: Executor,
+  session: SessionRow,
+  warnings: TurnContextWarning[],
+): Promise<PromptEngineInput['lorebooks']> {
+  const ids = Array.isArray(session.worldbook_ids) ? (session.worldbook_ids as string[]) : [];
+  const books = await Promise.all(
+    ids.map(async (id) => {
+      const book = await worldbooksRepository.findOfAccount(db, session.account_id, id);
+      if (!book) {
+        warnings.push({
+          code: 'worldbook_unavailable',
+          message: 'A worldbook bound to the session is not available; it is skipped',
+          worldbook_id: id,
+        });
+        return null;
+      }
+      const key = `${book.id}\n${book.version}\n${book.updated_at}`;
+      let entries = bookEntriesCache.get(key);
+      if (!entries) {
+        entries = (await worldbooksRepository.allEntries(db, book.id)).map(rowToNormalized);
+        bookEntriesCache.set(key, entries);
+      }
+      return {
+        id: book.id,
+        name: book.name,
+        source: 'global' as const,
+        version: book.version,
+        updated_at: book.updated_at,
+        entries,
+      };
+    }),
+  );
+  return books.filter((b): b is NonNullable<typeof b> => b !== null);
+}
+
+/** The world a card links to (`extensions.world`, ST's character lorebook name), or null. */
+function linkedWorldName(card: Record<string, unknown> | null): string | null {
+  const extensions = card?.extensions;
+  if (!isPlainObject(extensions)) return null;
+  const world = (extensions as Record<string, unknown>).world;
+  return typeof world === 'string' && world ? world : null;
+}
+
+/** `extensions.regex_scripts` of a preset or card (ST's scoped scripts), objects only. */
+function embeddedRegexScripts(owner: unknown): Array<Record<string, unknown>> {
+  if (!isPlainObject(owner)) return [];
+  const extensions = (owner as Record<string, unknown>).extensions;
+  if (!isPlainObject(extensions)) return [];
+  const scripts = (extensions as Record<string, unknown>).regex_scripts;
+  return Array.isArray(scripts) ? scripts.filter((s): s is Record<string, unknown> => isPlainObject(s)) : [];
+}
+
+/** One stored history message as the engine's history entry (tool messages never reach the prompt). */
+function historyEntry(
+  m: Pick<LineageMessageRow, HistoryColumns>,
+  names: { user: string; char: string; encoding: string },
+): PromptEngineInput['history'] {
+  if (m.role === 'tool') return [];
+  const narrator = m.role === 'narrator' || m.role === 'system';
+  return [
+    {
+      floor_no: m.floor_no,
+      role: m.role === 'user' ? 'user' : narrator ? 'system' : 'assistant',
+      name: m.role === 'user' ? names.user : narrator ? 'System' : names.char,
+      content: m.content,
+      token_count: m.token_encoding === names.encoding ? m.token_count : null,
+      is_hidden: m.is_hidden,
+      is_narrator: narrator,
+      message_id: m.message_id,
+    },
+  ];
+}

@@ -1,0 +1,90 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { ID_PREFIX, newId } from '@hearth/domain';
+import type { Actor } from '@hearth/permissions';
+import {
+  assetVersionsRepository,
+  inTransaction,
+  worldbooksRepository,
+  type Db,
+  type WorldbookRow,
+} from '@hearth/persistence';
+import { DB } from '@hearth/platform';
+import { OperationLogWriter } from '../operation-logs/operation-log-writer';
+import { parseImportedWorldbook } from './worldbook-content';
+import { exportParsedFile, normalizedToRow, type WorldbookVersionPayload } from './worldbook-rules';
+
+export interface ImportWorldbookInput {
+  name?: string;
+  data: Record<string, unknown>;
+}
+
+/** `POST /import/worldbook`: a new book at version 1 (a full snapshot), its entries, `import_worldbook`. */
+@Injectable()
+export class ImportWorldbookUseCase {
+  constructor(
+    @Inject(DB) private readonly db: Db,
+    private readonly logs: OperationLogWriter,
+  ) {}
+
+  async execute(actor: Actor, input: ImportWorldbookInput): Promise<WorldbookRow & { entry_count: number }> {
+    const parsed = parseImportedWorldbook(input.data);
+    const name = input.name ?? (parsed.name?.trim() ? parsed.name : 'Unnamed Worldbook');
+    const extra = { ...parsed.extra };
+    delete extra.name;
+    const now = Date.now();
+    const id = newId(ID_PREFIX.worldbook);
+    const versionId = newId(ID_PREFIX.worldbookVersion);
+    const book = await inTransaction(this.db, async ({ tx }) => {
+      const row = await worldbooksRepository.insert(tx, {
+        id,
+        account_id: actor.accountId,
+        name,
+        source: 'ext_frontend',
+        version: 1,
+        extra: JSON.stringify(extra),
+        snapshot_version: 1,
+        delta_entry_count: 0,
+        created_at: now,
+        updated_at: now,
+      });
+      await worldbooksRepository.upsertEntries(
+        tx,
+        parsed.entries.map((e) =>
+          normalizedToRow(e, {
+            id: newId(ID_PREFIX.worldbookEntry),
+            worldbook_id: id,
+            account_id: actor.accountId,
+            created_at: now,
+            updated_at: now,
+          }),
+        ),
+      );
+      const log = await this.logs.write(tx, actor, {
+        action: 'import_worldbook',
+        target_type: 'worldbook',
+        target_id: id,
+        after_ref: { id, name, version_no: 1, version_id: versionId },
+        metadata: { entry_count: parsed.entries.length },
+      });
+      const payload: WorldbookVersionPayload = {
+        format: 'worldbook_snapshot',
+        file: exportParsedFile(name, extra, parsed.entries),
+      };
+      await assetVersionsRepository.insert(tx, {
+        id: versionId,
+        account_id: actor.accountId,
+        asset_kind: 'worldbook',
+        asset_id: id,
+        version_no: 1,
+        name,
+        payload: JSON.stringify(payload),
+        source_format: 'st_world',
+        change_kind: 'import',
+        created_by_operation_id: log.id,
+        created_at: now,
+      });
+      return row;
+    });
+    return { ...book, entry_count: parsed.entries.length };
+  }
+}

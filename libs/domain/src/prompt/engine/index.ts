@@ -1,0 +1,2 @@
+export * from './engine.types';
+export * from './build-prompt';

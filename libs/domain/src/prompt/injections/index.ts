@@ -1,0 +1,2 @@
+export * from './injections';
+export * from './injection-payload';

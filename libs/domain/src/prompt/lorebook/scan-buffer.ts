@@ -1,0 +1,124 @@
+import { SCAN_SOURCE_FLAGS, type LorebookScanSourceKind } from './entry';
+import { Haystack } from './matcher';
+import { LOREBOOK_MAX_SCAN_DEPTH } from './settings';
+
+/**
+ * ST's `WorldInfoBuffer` (external-formats.md §d.2): messages newest first (each trimmed), the text scanned
+ * for an entry is `\x01` + the N newest joined by `\n\x01`, then the extra sources the entry asks for, the
+ * extension prompts marked "scan", then the recursion buffer (not during a min-activations pass). Texts are
+ * built once per (depth, sources, recursion) shape and pass, and lower-cased once.
+ */
+
+const MATCHER = '\x01';
+const JOINER = '\n\x01';
+
+export type ScanSegmentKind = 'message' | LorebookScanSourceKind | 'extension_prompt' | 'recursion';
+
+export interface ScanSegment {
+  kind: ScanSegmentKind;
+  /** For messages: 0 = newest. */
+  messageIndex: number | null;
+  start: number;
+  end: number;
+}
+
+export class ScanText extends Haystack {
+  constructor(
+    raw: string,
+    readonly segments: ScanSegment[],
+  ) {
+    super(raw);
+  }
+
+  /** The segment holding offset `at`. */
+  segmentAt(at: number): ScanSegment | null {
+    for (const s of this.segments) if (at >= s.start && at <= s.end) return s;
+    return null;
+  }
+}
+
+const EMPTY = new ScanText('', []);
+
+export class ScanBuffer {
+  private readonly depthBuffer: string[];
+  private readonly recurse: string[] = [];
+  private skew = 0;
+  private cache = new Map<string, ScanText>();
+  private last: { depth: number; mask: number; withRecurse: boolean; text: ScanText } | null = null;
+
+  constructor(
+    /** Messages newest first, already `Name: text` when names are included. */
+    messages: string[],
+    private readonly globalDepth: number,
+    private readonly sources: Partial<Record<LorebookScanSourceKind, string>>,
+    private readonly injects: string[],
+  ) {
+    this.depthBuffer = messages.slice(0, LOREBOOK_MAX_SCAN_DEPTH).map((m) => m.trim());
+  }
+
+  getDepth(): number {
+    return this.globalDepth + this.skew;
+  }
+
+  advanceScan(): void {
+    this.skew++;
+    this.cache.clear();
+    this.last = null;
+  }
+
+  addRecurse(text: string): void {
+    this.recurse.push(text);
+    this.cache.clear();
+    this.last = null;
+  }
+
+  hasRecurse(): boolean {
+    return this.recurse.length > 0;
+  }
+
+  /** The text an entry scans this pass (`minActivations` = a min-activations pass, no recursion buffer). */
+  get(entryScanDepth: number | null, sourceMask: number, minActivations: boolean): ScanText {
+    let depth = entryScanDepth ?? this.getDepth();
+    if (depth <= 0) return EMPTY;
+    if (depth > LOREBOOK_MAX_SCAN_DEPTH) depth = LOREBOOK_MAX_SCAN_DEPTH;
+    const withRecurse = !minActivations && this.recurse.length > 0;
+    const last = this.last;
+    if (last && last.depth === depth && last.mask === sourceMask && last.withRecurse === withRecurse)
+      return last.text;
+    const cacheKey = `${depth}|${sourceMask}|${withRecurse ? 1 : 0}`;
+    const hit = this.cache.get(cacheKey);
+    if (hit) {
+      this.last = { depth, mask: sourceMask, withRecurse, text: hit };
+      return hit;
+    }
+
+    const segments: ScanSegment[] = [];
+    let raw = MATCHER;
+    const messages = this.depthBuffer.slice(0, depth);
+    messages.forEach((message, index) => {
+      if (index > 0) raw += JOINER;
+      segments.push({
+        kind: 'message',
+        messageIndex: index,
+        start: raw.length,
+        end: raw.length + message.length,
+      });
+      raw += message;
+    });
+    const push = (kind: ScanSegmentKind, text: string) => {
+      raw += JOINER;
+      segments.push({ kind, messageIndex: null, start: raw.length, end: raw.length + text.length });
+      raw += text;
+    };
+    SCAN_SOURCE_FLAGS.forEach(([kind], i) => {
+      const text = this.sources[kind];
+      if (sourceMask & (1 << i) && text) push(kind, text);
+    });
+    if (this.injects.length > 0) for (const text of this.injects) push('extension_prompt', text);
+    if (withRecurse) for (const text of this.recurse) push('recursion', text);
+    const result = new ScanText(raw, segments);
+    this.cache.set(cacheKey, result);
+    this.last = { depth, mask: sourceMask, withRecurse, text: result };
+    return result;
+  }
+}

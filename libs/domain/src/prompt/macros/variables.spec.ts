@@ -1,0 +1,179 @@
+import { normalizeRead, stableStringify, VariableOverlay } from './variables';
+
+describe('variable overlay (spec 2 "Macro compatibility"; ST variables.js createVariableScope)', () => {
+  it.each([
+    ['number stays a number', 4, 4],
+    ['numeric string becomes a number', '5', 5],
+    ['empty string', '', ''],
+    ['missing', undefined, ''],
+    ['null reads as ""', null, ''],
+    ['text', 'abc', 'abc'],
+    ['boolean reads as text', true, 'true'],
+    ['object reads as JSON text', { b: 1, a: 2 }, '{"b":1,"a":2}'],
+    ['array of one number stays JSON text', [5], '[5]'],
+  ])('normalizeRead: %s', (_rule, value, expected) => {
+    expect(normalizeRead(value as never)).toEqual(expected);
+  });
+
+  it('reads flat keys before paths', () => {
+    const overlay = new VariableOverlay({ local: { 'a.b': 'flat', a: { b: 'nested' } } });
+    expect(overlay.get('local', 'a.b')).toBe('flat');
+    expect(overlay.get('local', 'a')).toBe('{"b":"nested"}');
+  });
+
+  it('reads paths into native JSON, JSON strings and arrays; a missing path is ""', () => {
+    const overlay = new VariableOverlay({
+      local: { o: { list: [{ n: 1 }, { n: 2 }] }, s: '{"deep":{"v":"x"}}' },
+    });
+    expect(overlay.get('local', 'o.list.1.n')).toBe(2);
+    expect(overlay.get('local', 's.deep.v')).toBe('x');
+    expect(overlay.get('local', 'o.list.9.n')).toBe('');
+    expect(overlay.get('local', 'o.missing')).toBe('');
+    expect(overlay.has('local', 'o.list.0')).toBe(true);
+    expect(overlay.has('local', 'o.nope')).toBe(false);
+  });
+
+  it('a path write stores the root key (native stays native, JSON string stays a string)', () => {
+    const overlay = new VariableOverlay({ local: { o: { a: 1 }, s: '{"a":1}' } });
+    overlay.set('local', 'o.b.c', 'x', 'setvar');
+    overlay.set('local', 's.b', 'y', 'setvar');
+    expect(overlay.snapshot('local')).toEqual({ o: { a: 1, b: { c: 'x' } }, s: '{"a":1,"b":"y"}' });
+    expect(overlay.mutations().map((m) => [m.key, m.name, m.after])).toEqual([
+      ['o', 'o.b.c', '{"a":1,"b":{"c":"x"}}'],
+      ['s', 's.b', '{"a":1,"b":"y"}'],
+    ]);
+  });
+
+  it('a dotted name without an existing JSON root is a flat key', () => {
+    const overlay = new VariableOverlay({ local: { t: 'text' } });
+    overlay.set('local', 't.x', '1', 'setvar');
+    overlay.set('local', 'new.key', '2', 'setvar');
+    expect(overlay.snapshot('local')).toEqual({ t: 'text', 't.x': '1', 'new.key': '2' });
+  });
+
+  it.each([
+    ['numbers add', 2, '3', 5],
+    ['numeric strings add', '2', '3', 5],
+    ['text concatenates', 'ab', 'c', 'abc'],
+    ['number plus text concatenates', 2, 'x', '2x'],
+    ['missing plus number', undefined, '4', 4],
+    ['missing plus text', undefined, 'hi', 'hi'],
+    ['JSON array string appends', '[1]', '2', '[1,"2"]'],
+  ])('add: %s', (_rule, start, operand, expected) => {
+    const overlay = new VariableOverlay({ local: start === undefined ? {} : { v: start } });
+    overlay.add('local', 'v', operand, 'addvar');
+    expect(overlay.snapshot('local').v).toEqual(expected);
+  });
+
+  it('add to a native array pushes natively', () => {
+    const overlay = new VariableOverlay({ local: { arr: ['a'] } });
+    overlay.add('local', 'arr', 'b', 'addvar');
+    expect(overlay.snapshot('local').arr).toEqual(['a', 'b']);
+  });
+
+  it('inc/dec are add ±1 and return the new value', () => {
+    const overlay = new VariableOverlay({});
+    expect(overlay.add('local', 'c', 1, 'incvar', 'inc')).toBe(1);
+    expect(overlay.add('local', 'c', 1, 'incvar', 'inc')).toBe(2);
+    expect(overlay.add('local', 'c', -1, 'decvar', 'dec')).toBe(1);
+  });
+
+  it('never changes the views it was given', () => {
+    const local = { a: { b: 1 }, n: 1 };
+    const overlay = new VariableOverlay({ local });
+    overlay.set('local', 'a.b', '2', 'setvar');
+    overlay.add('local', 'n', 5, 'addvar');
+    overlay.delete('local', 'n', 'deletevar');
+    expect(local).toEqual({ a: { b: 1 }, n: 1 });
+  });
+
+  it('records ordered staged mutations with before/after and a preview of final values', () => {
+    const overlay = new VariableOverlay({ local: { n: 1, o: { z: 1, a: 2 } }, global: { g: 'x' } });
+    overlay.add('local', 'n', 1, 'incvar', 'inc');
+    overlay.set('global', 'g', 'y', 'setglobalvar');
+    overlay.add('local', 'n', 3, 'addvar');
+    overlay.set('local', 'o.m', '0', 'setvar');
+    overlay.delete('global', 'g', 'deleteglobalvar');
+    expect(overlay.mutations()).toEqual([
+      {
+        scope: 'local',
+        key: 'n',
+        name: 'n',
+        op: 'inc',
+        value: 1,
+        before: 1,
+        after: 2,
+        existed: true,
+        deleted: false,
+        macro: 'incvar',
+      },
+      {
+        scope: 'global',
+        key: 'g',
+        name: 'g',
+        op: 'set',
+        value: 'y',
+        before: 'x',
+        after: 'y',
+        existed: true,
+        deleted: false,
+        macro: 'setglobalvar',
+      },
+      {
+        scope: 'local',
+        key: 'n',
+        name: 'n',
+        op: 'add',
+        value: 3,
+        before: 2,
+        after: 5,
+        existed: true,
+        deleted: false,
+        macro: 'addvar',
+      },
+      {
+        scope: 'local',
+        key: 'o',
+        name: 'o.m',
+        op: 'set',
+        value: '0',
+        before: '{"a":2,"z":1}',
+        after: '{"a":2,"m":"0","z":1}',
+        existed: true,
+        deleted: false,
+        macro: 'setvar',
+      },
+      {
+        scope: 'global',
+        key: 'g',
+        name: 'g',
+        op: 'delete',
+        value: null,
+        before: 'y',
+        after: null,
+        existed: true,
+        deleted: true,
+        macro: 'deleteglobalvar',
+      },
+    ]);
+    expect(overlay.preview()).toEqual({
+      local: { n: 5, o: '{"a":2,"m":"0","z":1}' },
+      global: { g: null },
+      deleted: { local: [], global: ['g'] },
+    });
+  });
+
+  it('deleting a missing name records nothing; deleting a path rewrites the root', () => {
+    const overlay = new VariableOverlay({ local: { o: { a: 1, b: 2 } } });
+    expect(overlay.delete('local', 'missing', 'deletevar')).toBe(false);
+    expect(overlay.delete('local', 'o.a', 'deletevar')).toBe(true);
+    expect(overlay.snapshot('local')).toEqual({ o: { b: 2 } });
+    expect(overlay.mutations()).toHaveLength(1);
+  });
+
+  it('stableStringify sorts keys at every level', () => {
+    expect(stableStringify({ b: { d: 1, c: [{ f: 1, e: 2 }] }, a: null })).toBe(
+      '{"a":null,"b":{"c":[{"e":2,"f":1}],"d":1}}',
+    );
+  });
+});

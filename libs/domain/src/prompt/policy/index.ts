@@ -1,0 +1,4 @@
+export * from './policy';
+export * from './structure';
+export * from './history-selection';
+export * from './policy-patch';

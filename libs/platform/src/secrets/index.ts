@@ -1,0 +1,3 @@
+export * from './secret-box';
+export * from './rotate-secrets';
+export * from './rotate-secrets.command';
