@@ -33,5 +33,5 @@ module.exports = {
   ],
   maxWorkers: 2,
   // Top level: a per-project testTimeout is ignored when several projects run (jest #9759).
-  testTimeout: 60000,
+  testTimeout: 120000,
 };

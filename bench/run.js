@@ -21,6 +21,7 @@ const SCENARIOS = [
   require('./scenarios/profiles'),
   require('./scenarios/chat'),
   require('./scenarios/dry-run'),
+  require('./scenarios/prompt'),
 ];
 
 /** A scenario whose route does not exist yet: reported as not measured, never as a failure. */

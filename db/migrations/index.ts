@@ -19,6 +19,7 @@ import * as generationRuns from './20261122110000_generation_runs';
 import * as chatTransfer from './20261122120000_chat_transfer';
 import * as floorPromptSnapshots from './20261122100000_floor_prompt_snapshots';
 import * as llmResolutionVersions from './20261122130000_llm_resolution_versions';
+import * as sessionPromptSettings from './20261122140000_session_prompt_settings';
 
 /**
  * Every migration, in order. Forward only: a landed migration is never edited; a change is a new file
@@ -45,4 +46,5 @@ export const migrations: Record<string, Migration> = {
   '20261122120000_chat_transfer': chatTransfer,
   '20261122100000_floor_prompt_snapshots': floorPromptSnapshots,
   '20261122130000_llm_resolution_versions': llmResolutionVersions,
+  '20261122140000_session_prompt_settings': sessionPromptSettings,
 };

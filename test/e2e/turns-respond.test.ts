@@ -252,7 +252,9 @@ describe('turns: respond', () => {
 
   it('lets exactly one of 20 concurrent respond calls on a branch commit; the others get generation_conflict', async () => {
     const session = await createSession(t);
-    fake.script({ reply: 'only one', delayMs: 300 });
+    // Every call is slow: the provider call may start before the lock is taken, so whichever request wins
+    // must still be generating while the other 19 arrive.
+    fake.script(...Array.from({ length: 20 }, () => ({ reply: 'only one', delayMs: 2000 })));
     const results = await Promise.all(
       Array.from({ length: 20 }, (_, i) => respond(session.id, { message: `m${i}` })),
     );

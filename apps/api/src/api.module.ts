@@ -32,6 +32,7 @@ import { DryRunModule } from './turns/dry-run.module';
 import { PromptRuntimeReadsModule } from './prompt-runtime-reads/prompt-runtime-reads.module';
 import { TurnsModule } from './turns/turns.module';
 import { ChatTransferModule } from './chat-transfer/chat-transfer.module';
+import { PromptSettingsModule } from './prompt-settings/prompt-settings.module';
 
 /**
  * The API tier. Feature modules are listed in FEATURE_MODULES; each owns its controllers and the
@@ -66,6 +67,7 @@ const FEATURE_MODULES: NonNullable<DynamicModule['imports']> = [
   PromptRuntimeReadsModule,
   TurnsModule,
   ChatTransferModule,
+  PromptSettingsModule,
 ];
 
 @Module({})

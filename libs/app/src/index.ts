@@ -234,3 +234,4 @@ export * from './prompt-runtime-reads/compare-floor-prompts.use-case';
 export * from './prompt-runtime-reads/macro-preview';
 export * from './prompt-runtime-reads/preview-prompt-macros.use-case';
 export * from './prompt-runtime-reads/inspect-prompt.use-case';
+export * from './prompt-settings';

@@ -1,6 +1,8 @@
-import { sql, type Insertable, type Selectable } from 'kysely';
+import { CompiledQuery, sql, type Insertable, type Selectable } from 'kysely';
 import type { Executor, Tx } from './database';
 import type { FloorRow, PageRow } from './floors.repository';
+import { preparedStatement } from './prepared-statements';
+import type { LineRange } from './transcript.repository';
 import type { BranchesTable, FloorLinesTable, MessagesTable, PagesTable } from './tables';
 
 export type BranchRow = Selectable<BranchesTable>;
@@ -29,6 +31,159 @@ const BRANCH_WITH_HEAD = [
   'b.updated_at',
   'h.floor_no as head_floor_no',
 ] as const;
+
+/** One message of `appendFloorAfterHead`'s input page (token count counted by the caller). */
+export interface AppendedMessageInput {
+  id: string;
+  seq: number;
+  role: MessageRow['role'];
+  content: string;
+  content_format: string;
+  is_hidden: boolean;
+  source: string;
+  token_count: number | null;
+  token_encoding: string | null;
+}
+
+export interface AppendFloorAfterHeadInput {
+  branchId: string;
+  /** The head of the branch as the caller locked it (null: the branch has no floor). */
+  headFloorId: string | null;
+  floor: { id: string; account_id: string; session_id: string; state: 'generating' | 'committed' };
+  /** The id a new line gets when the floor cannot continue its parent's line. */
+  newLineId: string;
+  page: { id: string; checksum: string | null };
+  messages: AppendedMessageInput[];
+  now: number;
+}
+
+/**
+ * What `appendFloorAfterHead` read and wrote. Nothing was written when `floor` is null: then
+ * `generatingFloorId` (the branch already has a generating floor) or `parent` (missing, or not
+ * committed) says why.
+ */
+export interface AppendFloorAfterHeadOutcome {
+  generatingFloorId: string | null;
+  parent: Pick<FloorRow, 'id' | 'floor_no' | 'line_id' | 'state'> | null;
+  floor: FloorRow | null;
+  page: PageRow | null;
+  messages: MessageRow[];
+  branch: BranchRow | null;
+}
+
+/**
+ * `appendFloorAfterHead` as one statement (docs/decisions.md "Turn latency"), run while the caller
+ * holds the branch's row lock, so it sees every floor committed before the lock was granted. The
+ * checks of appendUserFloor (no generating floor on the branch, the head exists and is committed)
+ * gate every write. The floor continues its parent's line when the slot `(line_id, floor_no)` is free
+ * (the unique index decides, also against a concurrent writer on another branch: `ON CONFLICT DO
+ * NOTHING`), else it starts a new line forking from the parent; then the active input page (page 0,
+ * version 1 of a new floor), its messages, and the head moves to the floor. The one-generating-floor
+ * index still raises its unique violation (the caller's 409). Output is one row of JSON columns
+ * (`row_to_json` gives the values of `RETURNING *`; bigints fit a number), so the result shape never
+ * changes and the text runs as a prepared statement.
+ */
+const APPEND_FLOOR_AFTER_HEAD = preparedStatement(`
+WITH parent AS (
+  SELECT id, floor_no, line_id, state FROM floors WHERE id = $2::text
+),
+generating AS (
+  SELECT id FROM floors WHERE branch_id = $1::text AND state = 'generating' LIMIT 1
+),
+ok AS (
+  SELECT 1 AS ok
+  WHERE NOT EXISTS (SELECT 1 FROM generating)
+    AND ($2::text IS NULL OR EXISTS (SELECT 1 FROM parent WHERE state = 'committed'))
+),
+continued AS (
+  INSERT INTO floors (id, account_id, session_id, branch_id, floor_no, parent_floor_id, line_id, state,
+    token_in, token_out, reasoning_text, metadata, superseded_at, superseded_by_floor_id, state_snapshot,
+    created_at, updated_at)
+  SELECT $3::text, $4::text, $5::text, $1::text, p.floor_no + 1, p.id, p.line_id, $6::text,
+    0, 0, NULL, '{}'::jsonb, NULL, NULL, NULL, $7::bigint, $7::bigint
+  FROM parent p, ok
+  WHERE p.line_id IS NOT NULL
+  ON CONFLICT (line_id, floor_no) DO NOTHING
+  RETURNING *
+),
+new_line AS (
+  INSERT INTO floor_lines (id, account_id, session_id, parent_line_id, fork_floor_no, start_floor_no, created_at)
+  SELECT $8::text, $4::text, $5::text, p.line_id,
+    CASE WHEN p.line_id IS NULL THEN NULL ELSE p.floor_no END, COALESCE(p.floor_no + 1, 0), $7::bigint
+  FROM ok LEFT JOIN parent p ON true
+  WHERE NOT EXISTS (SELECT 1 FROM continued)
+  RETURNING id, start_floor_no
+),
+forked AS (
+  INSERT INTO floors (id, account_id, session_id, branch_id, floor_no, parent_floor_id, line_id, state,
+    token_in, token_out, reasoning_text, metadata, superseded_at, superseded_by_floor_id, state_snapshot,
+    created_at, updated_at)
+  SELECT $3::text, $4::text, $5::text, $1::text, l.start_floor_no, p.id, l.id, $6::text,
+    0, 0, NULL, '{}'::jsonb, NULL, NULL, NULL, $7::bigint, $7::bigint
+  FROM new_line l LEFT JOIN parent p ON true
+  RETURNING *
+),
+floor AS (
+  SELECT * FROM continued UNION ALL SELECT * FROM forked
+),
+page AS (
+  INSERT INTO pages (id, account_id, session_id, floor_id, page_no, page_kind, is_active, version, checksum,
+    created_at, updated_at)
+  SELECT $9::text, $4::text, $5::text, f.id, 0, 'input', true, 1, $10::text, $7::bigint, $7::bigint
+  FROM floor f
+  RETURNING *
+),
+msgs AS (
+  INSERT INTO messages (id, account_id, session_id, floor_id, page_id, seq, role, content, content_format,
+    is_hidden, source, token_count, token_encoding, created_at)
+  SELECT m.id, $4::text, $5::text, pg.floor_id, pg.id, m.seq, m.role, m.content, m.content_format,
+    m.is_hidden, m.source, m.token_count, m.token_encoding, $7::bigint
+  FROM page pg, jsonb_to_recordset($11::jsonb) AS m(id text, seq integer, role text, content text,
+    content_format text, is_hidden boolean, source text, token_count integer, token_encoding text)
+  RETURNING *
+),
+moved AS (
+  UPDATE branches b SET head_floor_id = f.id, updated_at = $7::bigint
+  FROM floor f
+  WHERE b.id = $1::text AND b.head_floor_id IS NOT DISTINCT FROM $2::text
+  RETURNING b.*
+)
+SELECT
+  (SELECT id FROM generating) AS generating_floor_id,
+  (SELECT row_to_json(p) FROM parent p) AS parent,
+  (SELECT row_to_json(f) FROM floor f) AS floor,
+  (SELECT row_to_json(x) FROM page x) AS page,
+  (SELECT coalesce(json_agg(m ORDER BY m.seq), '[]'::json) FROM msgs m) AS messages,
+  (SELECT row_to_json(b) FROM moved b) AS branch
+`);
+
+/** The branch row lock of a turn, as a prepared statement (explicit columns: a fixed result shape). */
+const LOCK_BRANCH = preparedStatement(`
+SELECT id, account_id, session_id, name, source_floor_id, head_floor_id, created_at, updated_at
+FROM branches WHERE id = $1::text FOR UPDATE
+`);
+
+/**
+ * A session's branch (by name or by id) with its head floor and the head's lineage as line ranges
+ * (`transcriptRepository.lineageRanges` of the head, computed in the same statement): one read for a
+ * turn's context (docs/decisions.md "Turn latency").
+ */
+const BRANCH_AND_HEAD = (by: 'name' | 'id') =>
+  preparedStatement(`
+SELECT row_to_json(b) AS branch, row_to_json(h) AS head,
+  (WITH RECURSIVE chain (line_id, parent_line_id, fork_floor_no, lo, hi) AS (
+     SELECT id, parent_line_id, fork_floor_no, start_floor_no, h.floor_no
+     FROM floor_lines WHERE id = h.line_id
+     UNION ALL
+     SELECT l.id, l.parent_line_id, l.fork_floor_no, l.start_floor_no, c.fork_floor_no
+     FROM floor_lines l JOIN chain c ON l.id = c.parent_line_id
+   )
+   SELECT json_agg(json_build_object('line_id', line_id, 'lo', lo, 'hi', hi)) FROM chain) AS head_ranges
+FROM branches b LEFT JOIN floors h ON h.id = b.head_floor_id
+WHERE b.session_id = $1::text AND b.${by} = $2::text
+`);
+const BRANCH_AND_HEAD_BY_NAME = BRANCH_AND_HEAD('name');
+const BRANCH_AND_HEAD_BY_ID = BRANCH_AND_HEAD('id');
 
 /**
  * Named writes and reads of branches, floor lines, floors, pages and messages (issue 5 item 1). The
@@ -329,5 +484,71 @@ export const conversationRepository = {
 
   async touchFloor(db: Executor, floorId: string, now: number): Promise<void> {
     await db.updateTable('floors').set({ updated_at: now }).where('id', '=', floorId).execute();
+  },
+
+  /**
+   * A session's branch, by name or id, its head floor (null without a head, or when the head row is
+   * gone) and the head's lineage ranges (empty when the head has no line): `findBranchByName` /
+   * `findBranchOfSession`, `findFloor` and `lineageRanges` in one round trip.
+   */
+  async findBranchAndHead(
+    db: Executor,
+    sessionId: string,
+    by: { name: string } | { id: string },
+  ): Promise<{ branch: BranchRow; head: FloorRow | null; headRanges: LineRange[] } | undefined> {
+    const [text, value] = 'name' in by ? [BRANCH_AND_HEAD_BY_NAME, by.name] : [BRANCH_AND_HEAD_BY_ID, by.id];
+    const result = await db.executeQuery<{
+      branch: BranchRow;
+      head: FloorRow | null;
+      head_ranges: LineRange[] | null;
+    }>(CompiledQuery.raw(text, [sessionId, value]));
+    const row = result.rows[0];
+    if (!row) return undefined;
+    return { branch: row.branch, head: row.head, headRanges: row.head_ranges ?? [] };
+  },
+
+  /** `lockBranch` as a prepared statement (the turn's hot path); the same row. */
+  async lockBranchForTurn(tx: Tx, branchId: string): Promise<BranchRow | undefined> {
+    const result = await tx.executeQuery<BranchRow>(CompiledQuery.raw(LOCK_BRANCH, [branchId]));
+    return result.rows[0];
+  },
+
+  /**
+   * A floor after the locked branch's head with its active input page and messages, and the head
+   * moved to it, in one statement (see APPEND_FLOOR_AFTER_HEAD). The caller holds the branch's row
+   * lock and turns a null `floor` into its error.
+   */
+  async appendFloorAfterHead(tx: Tx, input: AppendFloorAfterHeadInput): Promise<AppendFloorAfterHeadOutcome> {
+    const result = await tx.executeQuery<{
+      generating_floor_id: string | null;
+      parent: AppendFloorAfterHeadOutcome['parent'];
+      floor: FloorRow | null;
+      page: PageRow | null;
+      messages: MessageRow[];
+      branch: BranchRow | null;
+    }>(
+      CompiledQuery.raw(APPEND_FLOOR_AFTER_HEAD, [
+        input.branchId,
+        input.headFloorId,
+        input.floor.id,
+        input.floor.account_id,
+        input.floor.session_id,
+        input.floor.state,
+        input.now,
+        input.newLineId,
+        input.page.id,
+        input.page.checksum,
+        JSON.stringify(input.messages),
+      ]),
+    );
+    const row = result.rows[0];
+    return {
+      generatingFloorId: row.generating_floor_id,
+      parent: row.parent,
+      floor: row.floor,
+      page: row.page,
+      messages: row.messages,
+      branch: row.branch,
+    };
   },
 };

@@ -53,6 +53,53 @@ export class EnvelopeExpressAdapter extends ExpressAdapter {
   override reply(response: Response, body: unknown, statusCode?: number): unknown {
     if (body instanceof StreamableFile) return super.reply(response, body, statusCode);
     const request = response.req as (Response['req'] & EnvelopedRequest) | undefined;
-    return super.reply(response, renderEnvelope(body, request?.[ROUTE_ENVELOPE] ?? 'data'), statusCode);
+    const rendered = renderEnvelope(body, request?.[ROUTE_ENVELOPE] ?? 'data');
+    if (statusCode !== undefined && statusCode !== null) response.status(statusCode);
+    if (sendJson(response, rendered)) return response;
+    return super.reply(response, rendered, undefined);
   }
+}
+
+/**
+ * What `res.json(body)` sends, written directly when nothing of Express's generic path applies:
+ * the same bytes and headers (`Content-Type: application/json; charset=utf-8`, `Content-Length`),
+ * without its per-reply settings reads, content-type parsing and re-formatting (`setCharset`) and
+ * freshness check. Anything else returns false and goes through Express as before: a body that is
+ * not a plain JSON object or array (strings, numbers, buffers, errors, null), ETags or JSON
+ * settings enabled on the app, headers a handler set itself (Content-Type, Transfer-Encoding,
+ * ETag, Last-Modified), a HEAD request, conditional request headers, or a status without a body
+ * (204, 205, 304).
+ */
+function sendJson(response: Response, body: unknown): boolean {
+  if (typeof body !== 'object' || body === null || body instanceof Error || ArrayBuffer.isView(body))
+    return false;
+  const request = response.req;
+  if (!request || request.method === 'HEAD') return false;
+  const requestHeaders = request.headers;
+  if (requestHeaders['if-none-match'] !== undefined || requestHeaders['if-modified-since'] !== undefined)
+    return false;
+  const status = response.statusCode;
+  if (status === 204 || status === 205 || status === 304) return false;
+  const settings = (response.app as { settings?: Record<string, unknown> } | undefined)?.settings;
+  if (
+    !settings ||
+    settings['etag fn'] ||
+    settings['json replacer'] ||
+    settings['json spaces'] ||
+    settings['json escape']
+  )
+    return false;
+  if (
+    response.hasHeader('content-type') ||
+    response.hasHeader('transfer-encoding') ||
+    response.hasHeader('etag') ||
+    response.hasHeader('last-modified')
+  )
+    return false;
+  const json: unknown = JSON.stringify(body);
+  if (typeof json !== 'string') return false;
+  response.setHeader('Content-Type', 'application/json; charset=utf-8');
+  response.setHeader('Content-Length', Buffer.byteLength(json));
+  response.end(json, 'utf8');
+  return true;
 }

@@ -1,4 +1,5 @@
 import { ID_PREFIX, newId } from '@hearth/domain';
+import { tokenCounter } from '@hearth/domain/prompt/shared/token-counter';
 import {
   conversationRepository,
   isUniqueViolation,
@@ -15,7 +16,13 @@ import {
   generationConflict,
   generationTargetStale,
 } from './conversation-errors';
-import { writePage, type MessageInput, type PageWithMessages } from './message-writes';
+import {
+  MESSAGE_TOKEN_ENCODING,
+  pageChecksum,
+  writePage,
+  type MessageInput,
+  type PageWithMessages,
+} from './message-writes';
 
 /** The prefix of floor line ids (db/migrations/20261122060000_conversation_model.ts). */
 export const FLOOR_LINE_PREFIX = 'fline';
@@ -50,55 +57,51 @@ export interface AppendedFloor {
  */
 export async function appendUserFloor(tx: Tx, input: AppendUserFloorInput): Promise<AppendedFloor> {
   const now = input.now ?? Date.now();
-  const branch = await conversationRepository.lockBranch(tx, input.branchId);
+  const branch = await conversationRepository.lockBranchForTurn(tx, input.branchId);
   if (!branch || branch.session_id !== input.session.id) throw branchNotFound();
   if (input.expectedHeadFloorId !== undefined && input.expectedHeadFloorId !== branch.head_floor_id) {
     throw generationTargetStale(branch.id);
   }
-  if (await conversationRepository.findGeneratingFloor(tx, branch.id)) throw generationConflict(branch.id);
-  const parent = branch.head_floor_id
-    ? await conversationRepository.findFloor(tx, branch.head_floor_id)
-    : null;
-  if (branch.head_floor_id && !parent) throw floorNotFound();
-  if (parent && parent.state !== 'committed') throw floorNotCommitted(parent.id, parent.state);
-
-  let floor: FloorRow;
+  // The checks, the floor, its line, the input page, its messages and the head move: one statement
+  // (docs/decisions.md "Turn latency"), with the errors of the step-by-step version.
+  const counter = tokenCounter(MESSAGE_TOKEN_ENCODING);
+  let appended;
   try {
-    floor = await conversationRepository.insertFloor(
-      tx,
-      parent ?? null,
-      {
+    appended = await conversationRepository.appendFloorAfterHead(tx, {
+      branchId: branch.id,
+      headFloorId: branch.head_floor_id,
+      floor: {
         id: newId(ID_PREFIX.floor),
         account_id: input.session.account_id,
         session_id: input.session.id,
-        branch_id: branch.id,
         state: input.state ?? 'generating',
-        token_in: 0,
-        token_out: 0,
-        reasoning_text: null,
-        metadata: JSON.stringify({}),
-        superseded_at: null,
-        superseded_by_floor_id: null,
-        state_snapshot: null,
-        created_at: now,
-        updated_at: now,
       },
-      newId(FLOOR_LINE_PREFIX),
-    );
+      newLineId: newId(FLOOR_LINE_PREFIX),
+      page: { id: newId(ID_PREFIX.page), checksum: pageChecksum(input.messages) },
+      messages: input.messages.map((m, seq) => ({
+        id: newId(ID_PREFIX.message),
+        seq,
+        role: m.role,
+        content: m.content,
+        content_format: m.content_format ?? 'text',
+        is_hidden: m.is_hidden ?? false,
+        source: m.source,
+        token_count: counter.count(m.content),
+        token_encoding: counter.encoding,
+      })),
+      now,
+    });
   } catch (error) {
     if (isUniqueViolation(error)) throw generationConflict(branch.id);
     throw error;
   }
-  const page = await writePage(tx, floor, 'input', input.messages, { active: true, now });
-  const moved = await conversationRepository.moveBranchHead(
-    tx,
-    branch.id,
-    branch.head_floor_id,
-    floor.id,
-    now,
-  );
+  const { floor, page, messages, branch: moved, parent } = appended;
+  if (appended.generatingFloorId) throw generationConflict(branch.id);
+  if (branch.head_floor_id && !parent) throw floorNotFound();
+  if (parent && parent.state !== 'committed') throw floorNotCommitted(parent.id, parent.state);
+  if (!floor || !page) throw generationConflict(branch.id);
   if (!moved) throw generationTargetStale(branch.id);
-  return { floor, input: page, branch: moved };
+  return { floor, input: { page, messages }, branch: moved };
 }
 
 export interface CommitFloorInput {

@@ -12,6 +12,7 @@ import {
   presetsRepository,
   promptRuntimeRepository,
   regexProfilesRepository,
+  sessionPromptSettingsRepository,
   sessionsRepository,
   transcriptRepository,
   turnHistoryRepository,
@@ -22,6 +23,7 @@ import {
   type Executor,
   type FloorRow,
   type LineageMessageRow,
+  type LineRange,
   type SessionRow,
 } from '@hearth/persistence';
 import type { AppConfig } from '@hearth/platform';
@@ -29,6 +31,9 @@ import { characterLorebook, storedCardOf } from '../characters/character-rules';
 import { isInLineage, readBranchHistory } from '../conversation/floor-reads';
 import { MAIN_BRANCH } from '../conversation/session-conversation';
 import { readAssetVersionData } from '../presets/library-asset-versions';
+import { effectivePromptSettings, storedSettings } from '../prompt-settings/prompt-settings-rules';
+import { loadContextLayers } from '../variables/variable-context';
+import { flattenLayers } from '../variables/variable-rules';
 import { loadVariableViews } from '../variables/variable-views';
 import { rowToNormalized } from '../worldbooks/worldbook-rules';
 import type {
@@ -89,6 +94,10 @@ export async function loadTurnContext(
 
   const session = await sessionsRepository.findSession(db, request.sessionId);
   if (!session) throw sessionNotFound();
+  // The branch with its head is read while access is checked (docs/decisions.md "Turn latency"); a
+  // denied caller gets the access error first and nothing read is used.
+  const branchRead = resolveBranch(db, session, request.branchId ?? null);
+  branchRead.catch(() => undefined);
   const { project, role } = await access.require(
     actor,
     session.project_id,
@@ -105,28 +114,32 @@ export async function loadTurnContext(
   const worldbooksRead = loadWorldbooks(db, session, warnings);
   for (const read of [characterRead, personaRead, presetRead, regexRead, worldbooksRead])
     read.catch(() => undefined);
-  const branch = await resolveBranch(db, session, request.branchId ?? null);
-  const parentFloor = await resolveParentFloor(db, session, branch, request.sourceFloorId ?? null);
+  const { branch, head, headRanges } = await branchRead;
+  const parentFloor = await resolveParentFloor(db, session, branch, head, request.sourceFloorId ?? null);
   const nextFloorNo = parentFloor ? parentFloor.floor_no + 1 : 0;
 
   const model = turnModelFromConfig(deps.config ?? null);
   const encoding = encodingForModel(model?.model_id ?? null);
 
-  const [character, persona, preset, regexProfile, worldbooks, history, runtime, variables] =
+  const [character, persona, preset, regexProfile, worldbooks, history, runtime, variables, settingsRow] =
     await Promise.all([
       characterRead,
       personaRead,
       presetRead,
       regexRead,
       worldbooksRead,
-      readTurnHistory(db, branch, parentFloor),
+      readTurnHistory(db, branch, parentFloor, parentFloor && parentFloor === head ? headRanges : null),
       promptRuntimeRepository.loadForTurn(db, session.id, branch.id, now),
-      loadTurnVariables(db, session.account_id, {
+      loadCheckedTurnVariables(db, session.account_id, {
         sessionId: session.id,
         branchId: branch.head_floor_id === null && branch.id === MAIN_BRANCH ? null : branch.id,
         floorId: parentFloor?.id ?? null,
       }),
+      sessionPromptSettingsRepository.find(db, session.id),
     ]);
+  // The session's prompt settings (docs/decisions.md "Prompt settings"): written value, else ST's default.
+  const storedPromptSettings = storedSettings(settingsRow);
+  const promptSettings = effectivePromptSettings(storedPromptSettings);
 
   const card = character?.data ?? null;
   const charName = typeof card?.name === 'string' && card.name ? card.name : 'Assistant';
@@ -190,8 +203,17 @@ export async function loadTurnContext(
     seed: turnSeed(session.id, branch.id, parentFloor?.id ?? null, request.attemptId ?? null),
     now,
     intent: request.intent,
+    prompt_mode: promptSettings.prompt_mode,
+    macro_engine: promptSettings.macro_engine,
+    post_processing: promptSettings.post_processing,
+    timezone: promptSettings.timezone,
+    lorebook_settings: storedPromptSettings.lorebook,
     session_id: session.id,
-    user: { name: persona.name, description: persona.description, in_prompt: true },
+    user: {
+      name: persona.name,
+      description: persona.description,
+      in_prompt: promptSettings.persona_position === 'in_prompt',
+    },
     character: character ? { id: character.characterId, version_id: character.versionId, data: card! } : null,
     preset: preset
       ? { id: preset.id, version: preset.versionNo, updated_at: preset.updatedAt, data: preset.data }
@@ -206,7 +228,7 @@ export async function loadTurnContext(
             scripts,
           }
         : null,
-    history: history.flatMap((m) => historyEntry(m, { user: persona.name, char: charName, encoding })),
+    history: historyEntries(history, { user: persona.name, char: charName, encoding }),
     user_input: request.userInput,
     next_floor_no: nextFloorNo,
     variables,
@@ -256,6 +278,30 @@ export async function loadTurnVariables(
   where: { sessionId: string; branchId: string | null; floorId: string | null },
 ): Promise<{ local: Record<string, unknown>; global: Record<string, unknown> }> {
   return loadVariableViews(db, accountId, where);
+}
+
+/**
+ * `loadTurnVariables` for a context the turn loader has already checked (the session is the account's,
+ * the branch is the session's, the parent floor is the branch head or in its lineage), so the variable
+ * layers are read at once without reading the session, floor and branch again (docs/decisions.md
+ * "Turn latency").
+ */
+async function loadCheckedTurnVariables(
+  db: Executor,
+  accountId: string,
+  where: { sessionId: string; branchId: string | null; floorId: string | null },
+): Promise<{ local: Record<string, unknown>; global: Record<string, unknown> }> {
+  const layers = await loadContextLayers(db, {
+    accountId,
+    sessionId: where.sessionId,
+    branchId: where.branchId,
+    floorId: where.floorId,
+    pageId: null,
+  });
+  return {
+    local: flattenLayers(layers.filter((l) => l.scope !== 'global')),
+    global: flattenLayers(layers.filter((l) => l.scope === 'global')),
+  };
 }
 
 /** The parent floor's stored state (timed effects, variables); `{}` when it stored none. */
@@ -331,37 +377,48 @@ export function checkRequestInjections(
   }));
 }
 
-async function resolveBranch(db: Executor, session: SessionRow, branchId: string | null): Promise<BranchRow> {
+/**
+ * The branch (`main` by default), its head floor (null: none, or gone) and the head's lineage ranges,
+ * in one read.
+ */
+async function resolveBranch(
+  db: Executor,
+  session: SessionRow,
+  branchId: string | null,
+): Promise<{ branch: BranchRow; head: FloorRow | null; headRanges: LineRange[] }> {
   if (branchId === null || branchId === MAIN_BRANCH) {
-    const main = await conversationRepository.findBranchByName(db, session.id, MAIN_BRANCH);
+    const main = await conversationRepository.findBranchAndHead(db, session.id, { name: MAIN_BRANCH });
     if (main) return main;
     if (branchId !== null) throw branchNotFound();
     // A session made before branches existed and never touched since: an empty `main` (not written).
     return {
-      id: MAIN_BRANCH,
-      account_id: session.account_id,
-      session_id: session.id,
-      name: MAIN_BRANCH,
-      source_floor_id: null,
-      head_floor_id: null,
-      created_at: session.created_at,
-      updated_at: session.updated_at,
+      branch: {
+        id: MAIN_BRANCH,
+        account_id: session.account_id,
+        session_id: session.id,
+        name: MAIN_BRANCH,
+        source_floor_id: null,
+        head_floor_id: null,
+        created_at: session.created_at,
+        updated_at: session.updated_at,
+      },
+      head: null,
+      headRanges: [],
     };
   }
-  const branch = await conversationRepository.findBranchOfSession(db, session.id, branchId);
-  if (!branch) throw branchNotFound();
-  return branch;
+  const found = await conversationRepository.findBranchAndHead(db, session.id, { id: branchId });
+  if (!found) throw branchNotFound();
+  return found;
 }
 
 async function resolveParentFloor(
   db: Executor,
   session: SessionRow,
   branch: BranchRow,
+  branchHead: FloorRow | null,
   sourceFloorId: string | null,
 ): Promise<FloorRow | null> {
-  const head = branch.head_floor_id
-    ? await conversationRepository.findFloor(db, branch.head_floor_id)
-    : undefined;
+  const head = branch.head_floor_id ? (branchHead ?? undefined) : undefined;
   if (sourceFloorId === null) return head ?? null;
   const floor = await conversationRepository.findFloor(db, sourceFloorId);
   if (!floor || floor.session_id !== session.id || !head) throw sourceFloorNotFound();
@@ -519,9 +576,13 @@ async function readTurnHistory(
   db: Executor,
   branch: BranchRow,
   parent: FloorRow | null,
+  parentRanges: LineRange[] | null,
 ): Promise<Array<Pick<LineageMessageRow, HistoryColumns>>> {
   if (!parent) return [];
-  const ranges = parent.line_id ? await transcriptRepository.lineageRanges(db, parent) : [];
+  // The head's ranges came with the branch read; another parent's are read here.
+  const ranges = !parent.line_id
+    ? []
+    : (parentRanges ?? (await transcriptRepository.lineageRanges(db, parent)));
   const clipped = ranges
     .map((r) => ({ ...r, hi: Math.min(r.hi, parent.floor_no) }))
     .filter((r) => r.lo <= r.hi);
@@ -597,10 +658,27 @@ async function loadWorldbooks(
         version: book.version,
         updated_at: book.updated_at,
         entries,
+        defaults: worldbookDefaults(book.extra),
       };
     }),
   );
   return books.filter((b): b is NonNullable<typeof b> => b !== null);
+}
+
+/**
+ * The book-level match settings of a worldbook payload (spec 3 global fields `scanDepth`, `caseSensitive`,
+ * `matchWholeWords`), which win over the session's lorebook settings; null when the book sets none.
+ * `recursive` and `maxRecursionSteps` are scan-wide in ST and stay session settings.
+ */
+function worldbookDefaults(extra: unknown): PromptEngineInput['lorebooks'][number]['defaults'] {
+  if (!isPlainObject(extra)) return null;
+  const e = extra as Record<string, unknown>;
+  const defaults: NonNullable<PromptEngineInput['lorebooks'][number]['defaults']> = {};
+  if (typeof e.scanDepth === 'number' && Number.isInteger(e.scanDepth) && e.scanDepth >= 0)
+    defaults.scanDepth = e.scanDepth;
+  if (typeof e.caseSensitive === 'boolean') defaults.caseSensitive = e.caseSensitive;
+  if (typeof e.matchWholeWords === 'boolean') defaults.matchWholeWords = e.matchWholeWords;
+  return Object.keys(defaults).length > 0 ? defaults : null;
 }
 
 /** The world a card links to (`extensions.world`, ST's character lorebook name), or null. */
@@ -620,15 +698,19 @@ function embeddedRegexScripts(owner: unknown): Array<Record<string, unknown>> {
   return Array.isArray(scripts) ? scripts.filter((s): s is Record<string, unknown> => isPlainObject(s)) : [];
 }
 
-/** One stored history message as the engine's history entry (tool messages never reach the prompt). */
-function historyEntry(
-  m: Pick<LineageMessageRow, HistoryColumns>,
+/**
+ * The stored history messages as the engine's history entries (tool messages never reach the prompt);
+ * a plain loop, as it runs over every message of the chat on every turn.
+ */
+function historyEntries(
+  rows: Array<Pick<LineageMessageRow, HistoryColumns>>,
   names: { user: string; char: string; encoding: string },
 ): PromptEngineInput['history'] {
-  if (m.role === 'tool') return [];
-  const narrator = m.role === 'narrator' || m.role === 'system';
-  return [
-    {
+  const entries: PromptEngineInput['history'] = [];
+  for (const m of rows) {
+    if (m.role === 'tool') continue;
+    const narrator = m.role === 'narrator' || m.role === 'system';
+    entries.push({
       floor_no: m.floor_no,
       role: m.role === 'user' ? 'user' : narrator ? 'system' : 'assistant',
       name: m.role === 'user' ? names.user : narrator ? 'System' : names.char,
@@ -637,6 +719,7 @@ function historyEntry(
       is_hidden: m.is_hidden,
       is_narrator: narrator,
       message_id: m.message_id,
-    },
-  ];
+    });
+  }
+  return entries;
 }

@@ -28,6 +28,7 @@ export * from './llm-bindings.table';
 export * from './variables.table';
 export * from './generation-runs.table';
 export * from './chat-transfer.table';
+export * from './session-prompt-settings.table';
 
 /** Every table of the Hearth database, as kysely sees it. Later features add their tables here. */
 export interface Database {
@@ -79,4 +80,5 @@ export interface Database {
   chat_transfer_sessions: import('./chat-transfer.table').ChatTransferSessionsTable;
   chat_transfer_jobs: import('./chat-transfer.table').ChatTransferJobsTable;
   chat_transfer_artifacts: import('./chat-transfer.table').ChatTransferArtifactsTable;
+  session_prompt_settings: import('./session-prompt-settings.table').SessionPromptSettingsTable;
 }

@@ -163,7 +163,17 @@ function messageTokens(
 ): number {
   if (content.length === 0) return 0;
   const contentTokens = known ?? tokens.count(content);
-  return contentTokens + 3 + tokens.count(role) + (name ? tokens.count(name) + 1 : 0);
+  return contentTokens + 3 + roleTokens(tokens, role) + (name ? tokens.count(name) + 1 : 0);
+}
+
+/** Role names cost the same every time: counted once per counter. */
+const roleTokenCache = new WeakMap<TokenHook, Map<string, number>>();
+function roleTokens(tokens: TokenHook, role: string): number {
+  let cache = roleTokenCache.get(tokens);
+  if (!cache) roleTokenCache.set(tokens, (cache = new Map()));
+  let n = cache.get(role);
+  if (n === undefined) cache.set(role, (n = tokens.count(role)));
+  return n;
 }
 
 /** ST's `stringFormat`: `{0}` in the format is the value. */

@@ -8,6 +8,7 @@ import {
   type InPromptExtension,
 } from '../assembly/chat-completion';
 import type { DepthInjection } from '../assembly/in-chat-injections';
+import { parsePostProcessingMode, postProcessPrompt } from '../assembly/post-processing';
 import { readPreset } from '../assembly/preset-prompts';
 import {
   anchorInjections,
@@ -18,7 +19,7 @@ import {
   type PromptMode,
 } from '../injections/injections';
 import { activateLorebooks, emptyLorebookTimedState, type LorebookScanSourceKind } from '../lorebook';
-import { MacroSession, stableStringify, type MacroChatMessage } from '../macros';
+import { MacroSession, type MacroChatMessage } from '../macros';
 import { applyStructure, resolvePolicy, selectHistory } from '../policy';
 import { applyRegexScripts, REGEX_PLACEMENTS, type ScopedRegexScript } from '../regex';
 import { encodingForModel, tokenCounter } from '../shared/token-counter';
@@ -35,7 +36,8 @@ import type { PromptEngineInput, PromptEngineResult, TrimReason } from './engine
  *     top/bottom, at depth, example blocks, outlets);
  *  5. injections planned; lorebook placements join the lorebook, the rest are anchored after assembly;
  *  6. ST's chat-completion assembly (preset order, markers, card overrides, in-chat injections, budget);
- *  7. squash, then the policy's structure and delivery;
+ *  7. squash (ST browser), then ST's prompt post-processing (`post_processing`: merge / semi / strict /
+ *     single, ST server), then the policy's structure and delivery (Hearth's own layer, last);
  *  8. snapshot with a stable digest, the assembly report and the runtime trace.
  * Never throws on bad data: problems become warnings.
  */
@@ -209,7 +211,13 @@ export function buildPrompt(input: PromptEngineInput): PromptEngineResult {
   } as Partial<Record<LorebookScanSourceKind, string | null>>;
   const activation = activateLorebooks({
     books: worldbookEnabled
-      ? input.lorebooks.map((b) => ({ id: b.id, name: b.name, source: b.source, entries: b.entries }))
+      ? input.lorebooks.map((b) => ({
+          id: b.id,
+          name: b.name,
+          source: b.source,
+          entries: b.entries,
+          ...(b.defaults ? { defaults: b.defaults } : {}),
+        }))
       : [],
     messages: withInput.map((m) => ({ text: m.content, name: m.name })),
     intent,
@@ -393,8 +401,20 @@ export function buildPrompt(input: PromptEngineInput): PromptEngineResult {
   const squashed = presetSettings?.squash_system_messages
     ? squashSystemMessages(annotated, tokens)
     : annotated;
+  const postMode = parsePostProcessingMode(input.post_processing) ?? 'none';
+  if (input.post_processing !== undefined && parsePostProcessingMode(input.post_processing) === null) {
+    warnings.push({
+      code: 'invalid_post_processing',
+      message: `Unknown post_processing ${JSON.stringify(input.post_processing)}; none is used`,
+    });
+  }
+  const postProcessed = postProcessPrompt(
+    squashed.map((m) => ({ role: m.role, content: m.content, ...(m.name ? { name: m.name } : {}) })),
+    postMode,
+    { charName, userName },
+  );
   const structured = applyStructure({
-    messages: squashed.map((m) => ({
+    messages: postProcessed.messages.map((m) => ({
       role: m.role,
       content: m.content,
       ...(m.name ? { name: m.name } : {}),
@@ -406,6 +426,7 @@ export function buildPrompt(input: PromptEngineInput): PromptEngineResult {
   });
   const messages = structured.messages;
   const unchanged =
+    postMode === 'none' &&
     structured.trace.mode === 'default' &&
     structured.trace.merged_count === 0 &&
     structured.trace.rewritten_assistant_count === 0 &&
@@ -454,7 +475,10 @@ export function buildPrompt(input: PromptEngineInput): PromptEngineResult {
     })
     .map((s) => ({ name: str(s.scriptName), scope: null as string | null }));
 
-  const digest = `sha256:${createHash('sha256').update(stableStringify(messages)).digest('hex')}`;
+  // Messages are plain {role, content, name?} objects built in one key order, so JSON text is stable.
+  const digest = `sha256:${createHash('sha256')
+    .update(JSON.stringify(messages.map((m) => [m.role, m.content, m.name ?? null])))
+    .digest('hex')}`;
   const activatedUids = Object.values(activation.activatedEntryUids).flat();
   const boundBooks = input.lorebooks.filter((b) => b.source !== 'character');
   const firstBook = boundBooks[0] ?? null;
@@ -537,6 +561,7 @@ export function buildPrompt(input: PromptEngineInput): PromptEngineResult {
         dropped_oldest: assembled.trace.history.dropped_oldest,
       },
       structure: structured.trace,
+      post_processing: postProcessed.trace,
       delivery: {
         assistant_prefill_strategy:
           structured.trace.assistant_prefill_strategy ?? assembled.trace.assistant_prefill_strategy,

@@ -1,7 +1,9 @@
 import type { NormalizedWorldbookEntry } from '../../formats/worldbook';
 import type { ChatCompletionTrace, GenerationType } from '../assembly/chat-completion';
+import type { PostProcessingMode, PostProcessingTrace } from '../assembly/post-processing';
 import type { InjectionItem, InjectionTrace, PromptMode } from '../injections/injections';
 import type { LorebookSettings, LorebookSourceKind, LorebookMatch, LorebookTimedState } from '../lorebook';
+import type { LorebookBookDefaults } from '../lorebook/entry';
 import type { MacroDiagnostics, MacroEngineKind, VariableViews } from '../macros';
 import type { ExcludedSource, PolicyLayer, PolicyWarning, PromptPolicy, StructureTrace } from '../policy';
 import type { RegexScriptScope } from '../regex';
@@ -22,6 +24,11 @@ export interface PromptEngineInput {
   /** `compat_strict` (default), `compat_plus`, `native`: which injection placements are available. */
   prompt_mode?: PromptMode;
   macro_engine?: MacroEngineKind;
+  /**
+   * SillyTavern's `custom_prompt_post_processing` (default `none`, ST's default for chat completion),
+   * applied after squash and before the policy's structure step.
+   */
+  post_processing?: PostProcessingMode;
   session_id?: string | null;
   /** The persona (user card). */
   user: { name: string; description?: string | null; in_prompt?: boolean };
@@ -40,6 +47,8 @@ export interface PromptEngineInput {
     version?: number | null;
     updated_at?: number | null;
     entries: readonly NormalizedWorldbookEntry[];
+    /** Book-level match defaults (spec 3 payload `scanDepth`, `caseSensitive`, `matchWholeWords`). */
+    defaults?: LorebookBookDefaults | null;
   }>;
   lorebook_settings?: Partial<LorebookSettings>;
   regex: {
@@ -152,6 +161,8 @@ export interface PromptRuntimeTrace {
   };
   history_normalization: { total: number; included: number; hidden: number; dropped_oldest: number };
   structure: StructureTrace;
+  /** ST prompt post-processing (runs before `structure`). */
+  post_processing: PostProcessingTrace;
   delivery: { assistant_prefill_strategy: string | null; require_last_user: boolean };
   injection: InjectionTrace;
   worldbook: {

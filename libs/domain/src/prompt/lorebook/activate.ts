@@ -1,12 +1,12 @@
 import { forkRandom, type RandomSource } from '../shared/seeded-random';
 import { tokenCounter, type TokenCounter } from '../shared/token-counter';
 import { filterByInclusionGroups } from './groups';
-import { keyMatches, type CompiledKey, type KeyMatchOptions } from './matcher';
+import { keyMatches, keyMatchesAfterMiss, type CompiledKey, type KeyMatchOptions } from './matcher';
 import { placeLorebookEntries, lorebookRole } from './placement';
 import { compiledKey, hasMacro } from './prepare';
 import { sortedEntries, type RunEntry } from './run-entry';
 import { ScanBuffer, type ScanText } from './scan-buffer';
-import { lorebookBudget, resolveLorebookSettings } from './settings';
+import { LOREBOOK_MAX_SCAN_DEPTH, lorebookBudget, resolveLorebookSettings } from './settings';
 import { cloneTimedState, TimedEffects } from './timed-effects';
 import { describeMatch, matchItem } from './trace';
 import type {
@@ -39,15 +39,20 @@ export function activateLorebooks(input: LorebookActivationInput): LorebookActiv
   const intent = typeof input.intent === 'string' ? input.intent : 'normal';
 
   const sorted = sortedEntries(input, settings, warnings);
-  const messages = (Array.isArray(input.messages) ? input.messages : []).map((m) => {
-    const text = typeof m?.text === 'string' ? m.text : '';
-    return settings.includeNames && typeof m?.name === 'string' && m.name ? `${m.name}: ${text}` : text;
-  });
-  const newestFirst = messages.reverse();
+  // Only the newest LOREBOOK_MAX_SCAN_DEPTH messages can ever be scanned (§d.2): the rest is never read.
+  const allMessages = Array.isArray(input.messages) ? input.messages : [];
+  const messageCount = allMessages.length;
+  const newestFirst = allMessages
+    .slice(Math.max(0, messageCount - LOREBOOK_MAX_SCAN_DEPTH))
+    .map((m) => {
+      const text = typeof m?.text === 'string' ? m.text : '';
+      return settings.includeNames && typeof m?.name === 'string' && m.name ? `${m.name}: ${text}` : text;
+    })
+    .reverse();
   const chatLength =
     typeof input.chatLength === 'number' && Number.isFinite(input.chatLength)
       ? input.chatLength
-      : newestFirst.length;
+      : messageCount;
 
   const { state: timedState, dropped } = cloneTimedState(input.timedState);
   if (dropped > 0)
@@ -102,18 +107,21 @@ export function activateLorebooks(input: LorebookActivationInput): LorebookActiv
     (e.primary ??= resolveKeys(e, e.view.keys, e.book.staticKeys[e.slot]?.primary ?? null));
   const secondaryKeys = (e: RunEntry) =>
     (e.secondary ??= resolveKeys(e, e.view.secondaryKeys, e.book.staticKeys[e.slot]?.secondary ?? null));
-  const optionsFor = (e: RunEntry): KeyMatchOptions => ({
-    caseSensitive: e.view.caseSensitive ?? settings.caseSensitive,
-    matchWholeWords: e.view.matchWholeWords ?? settings.matchWholeWords,
-  });
+  const optionsFor = (e: RunEntry): KeyMatchOptions =>
+    (e.options ??= {
+      caseSensitive: e.view.caseSensitive ?? settings.caseSensitive,
+      matchWholeWords: e.view.matchWholeWords ?? settings.matchWholeWords,
+    });
+  const countContent = contentCounter(counter);
   const matches = (
     e: RunEntry,
     key: CompiledKey | null,
     text: ScanText,
     options: KeyMatchOptions,
+    afterMiss = false,
   ): boolean => {
     if (!key) return false;
-    const hit = keyMatches(key, text, options);
+    const hit = afterMiss ? keyMatchesAfterMiss(key, text, options) : keyMatches(key, text, options);
     if (key.kind === 'regex' && key.regex.lastAborted) {
       const id = `${e.view.bookId}.${e.view.uid}.${key.text}.aborted`;
       if (!warned.has(id)) {
@@ -201,8 +209,13 @@ export function activateLorebooks(input: LorebookActivationInput): LorebookActiv
       const text = buffer.get(v.scanDepth, v.scanSourceMask, isMinPass);
       const options = optionsFor(e);
       const primary = primaryKeys(e);
-      const primaryIndex = primary.findIndex((key) => matches(e, key, text, options));
-      if (primaryIndex === -1) continue;
+      // No primary key matched this text's base (the previous pass's text): only the new part can hold one.
+      const afterMiss = text.base !== null && e.missedOn === text.base;
+      const primaryIndex = primary.findIndex((key) => matches(e, key, text, options, afterMiss));
+      if (primaryIndex === -1) {
+        e.missedOn = text;
+        continue;
+      }
 
       const hasSecondary = v.selective && v.secondaryKeys.length > 0;
       if (hasSecondary && !secondaryPasses(e, text, options)) continue;
@@ -241,7 +254,7 @@ export function activateLorebooks(input: LorebookActivationInput): LorebookActiv
       if (hasMacro(e.content)) e.content = String(substitute(e.content) ?? '');
       const part = `${e.content}\n`;
       newContent += part;
-      approxTokens += counter.count(part);
+      approxTokens += countContent(part);
       parts++;
       if (!v.ignoreBudget) {
         const mayOverflow =
@@ -264,7 +277,7 @@ export function activateLorebooks(input: LorebookActivationInput): LorebookActiv
     if (!nextState && !overflowed && minNotSatisfied) {
       const overMax =
         (settings.minActivationsDepthMax > 0 && buffer.getDepth() > settings.minActivationsDepthMax) ||
-        buffer.getDepth() > newestFirst.length;
+        buffer.getDepth() > messageCount;
       if (!overMax) {
         nextState = 'min_activations';
         buffer.advanceScan();
@@ -364,4 +377,29 @@ export function activateLorebooks(input: LorebookActivationInput): LorebookActiv
     }
     return p;
   }
+}
+
+/**
+ * Token counts of entry contents (`content + "\n"`), remembered per counter: the same text always counts the
+ * same, and an entry's content without macros is the same every turn. Bounded; cleared when full.
+ */
+const CONTENT_COUNT_LIMIT = 50_000;
+const contentCounts = new WeakMap<TokenCounter, Map<string, number>>();
+
+function contentCounter(counter: TokenCounter): (text: string) => number {
+  let cache = contentCounts.get(counter);
+  if (!cache) {
+    cache = new Map();
+    contentCounts.set(counter, cache);
+  }
+  const map = cache;
+  return (text) => {
+    let n = map.get(text);
+    if (n === undefined) {
+      if (map.size >= CONTENT_COUNT_LIMIT) map.clear();
+      n = counter.count(text);
+      map.set(text, n);
+    }
+    return n;
+  };
 }

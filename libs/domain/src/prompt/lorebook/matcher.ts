@@ -19,6 +19,11 @@ export type CompiledKey =
       multiWord: boolean;
       /** Only JS word characters: a whole-word match is then "equals one word of the text". */
       wordOnly: boolean;
+      /** No `\n` or `\x01`: a match can never straddle the joiner of an appended scan part. */
+      appendSafe: boolean;
+      /** Trigram hashes of `text` and `lower` (a few, spread over the key) for the `Haystack` trigram filter. */
+      rawGrams: number[];
+      lowerGrams: number[];
       warning: KeyWarning | null;
     }
   | { kind: 'never'; text: string; warning: KeyWarning };
@@ -67,21 +72,41 @@ export function compileKey(text: string): CompiledKey {
 const WORD_ONLY = /^[A-Za-z0-9_]+$/;
 
 function plainKey(text: string): CompiledKey & { kind: 'plain' } {
+  const lower = text.toLowerCase();
   return {
     kind: 'plain',
     text,
-    lower: text.toLowerCase(),
+    lower,
     multiWord: WHITESPACE.test(text),
     wordOnly: WORD_ONLY.test(text),
+    appendSafe: !text.includes('\n') && !text.includes('\x01'),
+    rawGrams: sampleGrams(text),
+    lowerGrams: sampleGrams(lower),
     warning: null,
   };
 }
 
-/** A scan text with its lower-cased form and its word sets made at most once. */
+/**
+ * A scan text with its lower-cased form, word sets and trigram filter made at most once. A text made by
+ * appending `\n\x01` + `tail` to an earlier text (`base`: the recursion buffer growing by one pass, §d.6)
+ * knows both: a plain key that did not match the base matches the whole text exactly when it matches the
+ * tail (`keyMatchesAfterMiss`), because the joiner holds no word character, `\n` or `\x01` (so no appendSafe
+ * key straddles it, and word boundaries and runs on either side are unchanged) and lower-casing is per
+ * character there (final sigma sees `\n`/`\x01` as the text edge).
+ */
 export class Haystack {
   private lowered: string | null = null;
   private wordSets: [Set<string> | null, Set<string> | null] = [null, null];
-  constructor(readonly raw: string) {}
+  private gramSets: [Uint32Array | null, Uint32Array | null] = [null, null];
+  readonly base: Haystack | null;
+  readonly tail: Haystack | null;
+  constructor(
+    readonly raw: string,
+    extension?: { base: Haystack; tail: string },
+  ) {
+    this.base = extension?.base ?? null;
+    this.tail = extension ? new Haystack(extension.tail) : null;
+  }
   get lower(): string {
     if (this.lowered === null) this.lowered = this.raw.toLowerCase();
     return this.lowered;
@@ -96,6 +121,45 @@ export class Haystack {
     }
     return set;
   }
+  /** A 65,536-bit filter of the trigrams of the raw or lower-cased text (false positives only). */
+  grams(caseSensitive: boolean): Uint32Array {
+    const slot = caseSensitive ? 0 : 1;
+    let bits = this.gramSets[slot];
+    if (bits === null) {
+      bits = gramBits(caseSensitive ? this.raw : this.lower);
+      this.gramSets[slot] = bits;
+    }
+    return bits;
+  }
+}
+
+function gramHash(text: string, i: number): number {
+  let h = Math.imul(text.charCodeAt(i), 0x01000193) ^ text.charCodeAt(i + 1);
+  h = Math.imul(h, 0x01000193) ^ text.charCodeAt(i + 2);
+  return Math.imul(h, 0x01000193) >>> 16;
+}
+
+function gramBits(text: string): Uint32Array {
+  const bits = new Uint32Array(2048);
+  for (let i = 0; i + 3 <= text.length; i++) {
+    const h = gramHash(text, i);
+    bits[h >>> 5]! |= 1 << (h & 31);
+  }
+  return bits;
+}
+
+/** Up to four trigram hashes spread over a key (none for a key shorter than three characters). */
+function sampleGrams(text: string): number[] {
+  const last = text.length - 3;
+  if (last < 0) return [];
+  const at = [...new Set([0, last, Math.floor(last / 3), Math.floor((2 * last) / 3)])];
+  return at.map((i) => gramHash(text, i));
+}
+
+/** False when some trigram of the key is surely absent from the text (then the key cannot occur in it). */
+function gramsMayOccur(bits: Uint32Array, grams: number[]): boolean {
+  for (const h of grams) if ((bits[h >>> 5]! & (1 << (h & 31))) === 0) return false;
+  return true;
 }
 
 function wordRuns(text: string): Set<string> {
@@ -164,23 +228,41 @@ export function keyMatches(key: CompiledKey, hay: Haystack, options: KeyMatchOpt
     case 'regex':
       if (key.prefilter && !prefilterPasses(key.prefilter, hay)) return false;
       return key.regex.test(hay.raw);
-    case 'plain': {
-      const text = options.caseSensitive ? hay.raw : hay.lower;
-      const needle = options.caseSensitive ? key.text : key.lower;
-      if (!options.matchWholeWords || key.multiWord) return text.includes(needle);
-      // A key of word characters only matches whole-word exactly when it is one of the text's word runs.
-      if (key.wordOnly) return hay.words(options.caseSensitive).has(needle);
-      return wholeWordIndex(text, needle) !== -1;
-    }
+    case 'plain':
+      return plainMatchesIn(key, hay, options);
   }
+}
+
+/**
+ * `keyMatches` for a key known not to match `hay.base`: a plain appendSafe key only needs the appended tail;
+ * any other key (regex, or a plain key holding `\n`/`\x01`) is tested on the whole text.
+ */
+export function keyMatchesAfterMiss(key: CompiledKey, hay: Haystack, options: KeyMatchOptions): boolean {
+  if (key.kind === 'plain' && key.appendSafe && hay.tail !== null)
+    return plainMatchesIn(key, hay.tail, options);
+  return keyMatches(key, hay, options);
+}
+
+type PlainKey = CompiledKey & { kind: 'plain' };
+
+function plainMatchesIn(key: PlainKey, hay: Haystack, options: KeyMatchOptions): boolean {
+  const cs = options.caseSensitive;
+  const needle = cs ? key.text : key.lower;
+  // A key of word characters only matches whole-word exactly when it is one of the text's word runs.
+  if (options.matchWholeWords && !key.multiWord && key.wordOnly) return hay.words(cs).has(needle);
+  if (!gramsMayOccur(hay.grams(cs), cs ? key.rawGrams : key.lowerGrams)) return false;
+  const text = cs ? hay.raw : hay.lower;
+  if (!options.matchWholeWords || key.multiWord) return text.includes(needle);
+  return wholeWordIndex(text, needle) !== -1;
 }
 
 /**
  * A literal every match of a regex key must contain (a cheap `includes` before running the pattern, as RE2's
  * prefilter does). Conservative: no top-level alternation; groups, classes, escapes with a meaning, `.` and
  * anchors end a literal run; an atom made optional by `?`, `*` or `{0,…}` is dropped; `+` or `{n,…}` keeps one
- * copy and ends the run. With the `i` flag only ASCII characters other than k and s (whose case folding
- * reaches non-ASCII letters: K, ſ) take part, and the test runs on the lower-cased text.
+ * copy and ends the run. With the `i` flag only ASCII characters other than s take part (s folds with ſ, which
+ * lower-cases to itself; k folds with the Kelvin sign K, which lower-cases to k, so k may take part), and the
+ * test runs on the lower-cased text.
  */
 export interface RegexPrefilter {
   literal: string;
@@ -200,7 +282,7 @@ export function regexPrefilter(source: string, flags: string): RegexPrefilter | 
   const usable = (c: string) => {
     const code = c.charCodeAt(0);
     if (code >= 0xd800 && code <= 0xdfff) return false; // a quantifier may take the whole code point (u)
-    return !ci || (code < 128 && !/[ksKS]/.test(c));
+    return !ci || (code < 128 && c !== 's' && c !== 'S');
   };
   let depth = 0;
   let inClass = false;

@@ -311,11 +311,13 @@ describe('lorebook scan buffer (external-formats.md §d.2)', () => {
 describe('regex key prefilter (a required literal checked before the pattern runs)', () => {
   it.each([
     ['dra+gon', '', 'dra'],
-    ['\\bkaloth[a-z]*ra\\b', 'i', 'aloth'], // k and s are left out under i (K, ſ fold to them)
+    ['\\bkaloth[a-z]*ra\\b', 'i', 'kaloth'], // k stays under i: K (Kelvin) lower-cases to k
+    ['\\bshalo[a-z]*ra\\b', 'i', 'halo'], // s is left out under i: ſ folds to it and lower-cases to itself
+    ['kK', 'i', 'kk'],
     ['colou?r', '', 'colo'],
     ['a|b', '', null],
     ['(dragon)', '', null],
-    ['sky', 'i', 'y'],
+    ['sky', 'i', 'ky'],
     ['x\\.y{2}z', '', 'x.y'],
   ])('/%s/%s → %j', (source, flags, literal) => {
     expect(regexPrefilter(source, flags)?.literal ?? null).toBe(literal);
@@ -325,6 +327,8 @@ describe('regex key prefilter (a required literal checked before the pattern run
     const token = fc.constantFrom(
       'a',
       'b',
+      'K',
+      'k',
       'K',
       's',
       'é',

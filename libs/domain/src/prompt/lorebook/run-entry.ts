@@ -1,5 +1,5 @@
 import type { LorebookEntryView, LorebookSourceKind } from './entry';
-import type { CompiledKey } from './matcher';
+import type { CompiledKey, Haystack, KeyMatchOptions } from './matcher';
 import { preparedFor, type PreparedLorebook } from './prepare';
 import type { LorebookSettings } from './settings';
 import type {
@@ -21,6 +21,10 @@ export interface RunEntry {
   content: string;
   primary?: Array<CompiledKey | null>;
   secondary?: Array<CompiledKey | null>;
+  /** Case sensitivity and whole words (entry value over global), resolved once per call. */
+  options?: KeyMatchOptions;
+  /** The last scan text on which no primary key matched (its extensions only need their new part scanned). */
+  missedOn?: Haystack;
   mode?: LorebookActivationMode;
   firstMatch?: LorebookFirstMatch | null;
 }
@@ -56,9 +60,14 @@ export function sortedEntries(
       bySource.set(source, list);
     }
   }
+  // Each book's entries come in its remembered `order`-descending (stable) order, so the stable sorts below
+  // find runs already in place; the result is the same as sorting the books' entries in uid order.
   const entriesOf = (source: LorebookSourceKind): RunEntry[] =>
     (bySource.get(source) ?? []).flatMap((book) =>
-      book.entries.map((view, slot) => ({ view, book, slot, index: 0, content: view.content })),
+      orderDescSlots(book).map((slot) => {
+        const view = book.entries[slot]!;
+        return { view, book, slot, index: 0, content: view.content };
+      }),
     );
   const sort = (list: RunEntry[]) => list.sort(byOrderDesc);
   const global = entriesOf('global');
@@ -70,4 +79,17 @@ export function sortedEntries(
   const all = [...sort(entriesOf('chat')), ...sort(entriesOf('persona')), ...rest];
   all.forEach((e, i) => (e.index = i));
   return all;
+}
+
+const sortedSlots = new WeakMap<PreparedLorebook, number[]>();
+
+/** The book's entry slots by `order` descending, ties in slot (uid) order; computed once per prepared book. */
+function orderDescSlots(book: PreparedLorebook): number[] {
+  let slots = sortedSlots.get(book);
+  if (!slots) {
+    slots = book.entries.map((_, i) => i);
+    slots.sort((a, b) => book.entries[b]!.order - book.entries[a]!.order || a - b);
+    sortedSlots.set(book, slots);
+  }
+  return slots;
 }

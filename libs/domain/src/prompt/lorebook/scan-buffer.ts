@@ -6,7 +6,9 @@ import { LOREBOOK_MAX_SCAN_DEPTH } from './settings';
  * ST's `WorldInfoBuffer` (external-formats.md §d.2): messages newest first (each trimmed), the text scanned
  * for an entry is `\x01` + the N newest joined by `\n\x01`, then the extra sources the entry asks for, the
  * extension prompts marked "scan", then the recursion buffer (not during a min-activations pass). Texts are
- * built once per (depth, sources, recursion) shape and pass, and lower-cased once.
+ * built once per (depth, sources, recursion) shape and pass, and lower-cased once. A text with recursion is
+ * the same shape's text of the previous pass plus `\n\x01` + the newest recursion part, and says so (its
+ * `base`), so plain keys only scan the new part in later passes (matcher.ts `Haystack`).
  */
 
 const MATCHER = '\x01';
@@ -26,8 +28,9 @@ export class ScanText extends Haystack {
   constructor(
     raw: string,
     readonly segments: ScanSegment[],
+    extension?: { base: ScanText; tail: string },
   ) {
-    super(raw);
+    super(raw, extension);
   }
 
   /** The segment holding offset `at`. */
@@ -68,7 +71,7 @@ export class ScanBuffer {
 
   addRecurse(text: string): void {
     this.recurse.push(text);
-    this.cache.clear();
+    // Earlier texts stay cached (their key holds the recursion count): they are the bases of the next ones.
     this.last = null;
   }
 
@@ -85,7 +88,8 @@ export class ScanBuffer {
     const last = this.last;
     if (last && last.depth === depth && last.mask === sourceMask && last.withRecurse === withRecurse)
       return last.text;
-    const cacheKey = `${depth}|${sourceMask}|${withRecurse ? 1 : 0}`;
+    const recursed = withRecurse ? this.recurse.length : 0;
+    const cacheKey = `${depth}|${sourceMask}|${recursed}`;
     const hit = this.cache.get(cacheKey);
     if (hit) {
       this.last = { depth, mask: sourceMask, withRecurse, text: hit };
@@ -116,7 +120,12 @@ export class ScanBuffer {
     });
     if (this.injects.length > 0) for (const text of this.injects) push('extension_prompt', text);
     if (withRecurse) for (const text of this.recurse) push('recursion', text);
-    const result = new ScanText(raw, segments);
+    const base = withRecurse ? this.cache.get(`${depth}|${sourceMask}|${recursed - 1}`) : undefined;
+    const result = new ScanText(
+      raw,
+      segments,
+      base ? { base, tail: this.recurse[recursed - 1]! } : undefined,
+    );
     this.cache.set(cacheKey, result);
     this.last = { depth, mask: sourceMask, withRecurse, text: result };
     return result;

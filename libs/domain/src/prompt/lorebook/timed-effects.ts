@@ -76,9 +76,11 @@ export class TimedEffects {
 
   /** Start of a scan: expire records, start protected cooldowns after sticky, mark delayed entries. */
   check(): void {
-    const byHash = new Map<string, LorebookEntryView>();
-    for (const e of this.entries) if (!byHash.has(e.hash)) byHash.set(e.hash, e);
-    if (!this.dryRun) {
+    const hasRecords =
+      Object.keys(this.state.sticky).length > 0 || Object.keys(this.state.cooldown).length > 0;
+    if (!this.dryRun && hasRecords) {
+      const byHash = new Map<string, LorebookEntryView>();
+      for (const e of this.entries) if (!byHash.has(e.hash)) byHash.set(e.hash, e);
       this.checkType('sticky', byHash, (entry) => {
         if (!entry.cooldown) return;
         this.state.cooldown[timedKey(entry)] = this.record(entry, entry.cooldown, true);

@@ -9,7 +9,7 @@ import type { MacroChatMessage, MacroContext, MacroEngineKind } from './types';
  * variables `{{setvar}}`/`{{incvar}}` produced and the `chat_id_hash` `{{pick}}` seeds with.
  */
 const lines = readFileSync(
-  join(__dirname, '../../../../../../shared/fixtures/chats/MacroMage.swipes.st-1.18.0.jsonl'),
+  join(__dirname, '../../formats/__fixtures__/chats/MacroMage.swipes.st-1.18.0.jsonl'),
   'utf8',
 )
   .split('\n')
@@ -73,10 +73,7 @@ describe.each<MacroEngineKind>(['v2', 'classic'])('SillyTavern 1.18.0 chat file,
 describe.each<MacroEngineKind>(['v2', 'classic'])(
   'SillyTavern 1.18.0 golden request, %s engine',
   (engine) => {
-    const dir = join(
-      __dirname,
-      '../../../../../../shared/fixtures/golden-example/a-default-seraphina-first-message',
-    );
+    const dir = join(__dirname, '../__fixtures__/golden-example/a-default-seraphina-first-message');
     const preset = JSON.parse(
       readFileSync(join(dir, 'inputs/preset/openai_Default.st-1.18.0.json'), 'utf8'),
     ) as {

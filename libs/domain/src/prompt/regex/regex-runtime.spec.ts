@@ -267,10 +267,7 @@ describe('applyRegexScripts (external-formats.md §f)', () => {
 
   it('runs the real fixture (lookahead → guarded engine) on AI output', () => {
     const fixture = JSON.parse(
-      readFileSync(
-        join(__dirname, '../../../../../../shared/fixtures/regex/StripOOCPreamble.regex.json'),
-        'utf8',
-      ),
+      readFileSync(join(__dirname, '../../formats/__fixtures__/regex/StripOOCPreamble.regex.json'), 'utf8'),
     ) as Record<string, unknown>;
     // no g flag: only the first preamble block (and the whitespace after it) goes
     const out = applyRegexScripts([fixture], '  [OOC: planning]\n<think>x</think>  Hello there.', stored);
