@@ -19,7 +19,8 @@ import {
   type PromptMode,
 } from '../injections/injections';
 import { activateLorebooks, emptyLorebookTimedState, type LorebookScanSourceKind } from '../lorebook';
-import { MacroSession, type MacroChatMessage } from '../macros';
+import { MacroSession } from '../macros';
+import { macroContextOf } from './macro-context';
 import { applyStructure, resolvePolicy, selectHistory } from '../policy';
 import { applyRegexScripts, REGEX_PLACEMENTS, type ScopedRegexScript } from '../regex';
 import { encodingForModel, tokenCounter } from '../shared/token-counter';
@@ -99,44 +100,7 @@ export function buildPrompt(input: PromptEngineInput): PromptEngineResult {
     ? (extensions.depth_prompt as Record<string, unknown>)
     : null;
   const outlets: Record<string, string> = {};
-  const chatForMacros: MacroChatMessage[] = input.history.map((m) => ({
-    mes: m.content,
-    is_user: m.role === 'user',
-    name: m.name,
-    is_system: m.is_hidden ? true : m.is_narrator ? '' : false,
-  }));
-  const session = new MacroSession({
-    engine: input.macro_engine,
-    user: userName,
-    char: charName,
-    persona: input.user.description ?? '',
-    character: {
-      name: charName,
-      description: str(card.description),
-      personality: str(card.personality),
-      scenario: str(card.scenario),
-      systemPrompt: str(card.system_prompt),
-      postHistoryInstructions: str(card.post_history_instructions),
-      mesExamples: str(card.mes_example),
-      version: str(card.character_version),
-      depthPrompt: str(depthPrompt?.prompt),
-      creatorNotes: str(card.creator_notes),
-      firstMessage: str(card.first_mes),
-      alternateGreetings: Array.isArray(card.alternate_greetings)
-        ? card.alternate_greetings.filter((g): g is string => typeof g === 'string')
-        : [],
-    },
-    model: input.provider.model_id ?? '',
-    input: input.user_input ?? '',
-    chat: chatForMacros,
-    now: input.now,
-    timezone: input.timezone,
-    seed: input.seed,
-    chatId: input.session_id ?? null,
-    variables: input.variables,
-    outlets,
-    generationType: intent,
-  });
+  const session = new MacroSession(macroContextOf(input, { outlets, generationType: intent }));
   const sub = (text: string, options?: { original?: string; where?: string }) =>
     text.includes('{{')
       ? session.expand(text, { source: options?.where, original: options?.original })

@@ -1,2 +1,3 @@
 export * from './engine.types';
 export * from './build-prompt';
+export * from './macro-context';
