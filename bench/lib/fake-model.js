@@ -1,11 +1,12 @@
 'use strict';
 // A small OpenAI Chat Completions server for the chat benchmark (P9), run as its own process: every
 // request streams CHUNKS chunks, the first at once after the headers, then one every CHUNK_DELAY_MS
-// (`data:` lines, usage, `[DONE]`); non-streaming requests get the whole text. Sends {type: 'ready',
-// port} over IPC once it listens.
+// (`data:` lines, usage, `[DONE]`); non-streaming requests get the whole text. The newest message that
+// contains `[chunks=N]` gets N chunks instead (P9's concurrent phase: the reference's 50 chunks).
+// Sends {type: 'ready', port} over IPC once it listens.
 const http = require('node:http');
 
-const CHUNKS = Number(process.env.FAKE_CHUNKS ?? 8);
+const DEFAULT_CHUNKS = Number(process.env.FAKE_CHUNKS ?? 8);
 const CHUNK_DELAY_MS = Number(process.env.FAKE_CHUNK_DELAY_MS ?? 20);
 
 function frame(id, delta, finish) {
@@ -29,6 +30,11 @@ const server = http.createServer((req, res) => {
     }
     const request = JSON.parse(Buffer.concat(body).toString('utf8') || '{}');
     const id = `chatcmpl-${Math.random().toString(36).slice(2)}`;
+    const texts = (Array.isArray(request.messages) ? request.messages : []).map((m) =>
+      typeof m?.content === 'string' ? m.content : '',
+    );
+    const asked = /\[chunks=(\d+)\]/.exec(texts.reverse().find((t) => t.includes('[chunks=')) ?? '');
+    const CHUNKS = asked ? Number(asked[1]) : DEFAULT_CHUNKS;
     if (!request.stream) {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(

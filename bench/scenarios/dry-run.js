@@ -4,7 +4,8 @@
 // lorebook (10 % `/regex/` keys, recursion on as ST ships it), a character and the ST Default preset
 // opened to a 32k context. Figures: the route's p50/p99 over RUNS sequential requests after warm-up
 // (goal p50 < 40 ms), and the ratio of that p50 to `buildPrompt` alone (built domain lib) on the same
-// engine input in memory, loaded once through the built `loadTurnContext` (goal ≤ 2x).
+// engine input in memory, loaded once through the built `loadTurnContext` (goal ≤ 2x); the two are
+// measured in alternation, one request then one engine call.
 // The session, book, preset and card go through the API; the 5,000 messages are written with SQL (the
 // same rows `appendUserFloor`/`commitFloor` write, in bulk).
 const { readFileSync } = require('node:fs');
@@ -226,21 +227,7 @@ async function run(ctx) {
   });
   await seedHistory(ctx, session.id, data.turns);
 
-  const body = { message: data.message };
-  const times = [];
-  let last = null;
-  for (let i = 0; i < WARMUP + RUNS; i++) {
-    const t0 = h.nowMs();
-    const res = await call(ctx, 'POST', `/sessions/${session.id}/respond/dry-run`, body);
-    const ms = h.nowMs() - t0;
-    if (res.status !== 200)
-      throw new Error(`P5 dry-run: HTTP ${res.status} ${JSON.stringify(res.json).slice(0, 300)}`);
-    if (i >= WARMUP) times.push(ms);
-    last = res.json.data;
-  }
-  const route = h.summarize(times);
-
-  // The same engine input, loaded once through the built loader, then the engine alone in memory.
+  // The same engine input, loaded once through the built loader, for the engine alone in memory.
   require('reflect-metadata');
   const { loadTurnContext } = require(join(h.DIST_API, 'libs/app/src/turns/turn-context.js'));
   const { buildPrompt } = require(join(h.DIST_API, 'libs/domain/src/prompt/engine/index.js'));
@@ -266,14 +253,45 @@ async function run(ctx) {
     dryRun: true,
     debug: { include_worldbook_matches: false },
   });
+
+  // Route and engine alone alternate, request by request (the harness's A/B rule), so both see the
+  // same machine: a background task (autovacuum after the seeding, another process) slows both.
+  const body = { message: data.message };
+  const times = [];
   const engineTimes = [];
+  let last = null;
   let engineResult = null;
   for (let i = 0; i < WARMUP + RUNS; i++) {
+    // Timed until the whole response has arrived; parsing it is the client's business, as the
+    // engine-alone side does not parse anything either.
     const t0 = h.nowMs();
+    const raw = await fetch(`${ctx.api.baseUrl}/sessions/${session.id}/respond/dry-run`, {
+      method: 'POST',
+      headers: { 'x-api-key': ctx.adminKey, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    const text = await raw.text();
+    const ms = h.nowMs() - t0;
+    const res = { status: raw.status, json: JSON.parse(text) };
+    if (res.status !== 200)
+      throw new Error(`P5 dry-run: HTTP ${res.status} ${JSON.stringify(res.json).slice(0, 300)}`);
+    if (i >= WARMUP) times.push(ms);
+    last = res.json.data;
+
+    const e0 = h.nowMs();
     engineResult = buildPrompt(turn.engineInput);
-    if (i >= WARMUP) engineTimes.push(h.nowMs() - t0);
+    if (i >= WARMUP) engineTimes.push(h.nowMs() - e0);
   }
+  const route = h.summarize(times);
   const engine = h.summarize(engineTimes);
+  // Information: the engine alone in a tight loop (hot caches, nothing in between).
+  const tightTimes = [];
+  for (let i = 0; i < WARMUP + RUNS; i++) {
+    const t0 = h.nowMs();
+    buildPrompt(turn.engineInput);
+    if (i >= WARMUP) tightTimes.push(h.nowMs() - t0);
+  }
+  const tight = h.summarize(tightTimes);
   if (engineResult.prompt_snapshot.prompt_digest !== last.prompt_snapshot.prompt_digest)
     throw new Error('P5: the route and the engine in memory assembled different prompts');
 
@@ -374,9 +392,13 @@ async function run(ctx) {
       `route p50 ${route.p50} ms p99 ${route.p99} ms (goal p50 < ${GOAL_P50_MS}); buildPrompt alone p50 ${engine.p50} ms p99 ${engine.p99} ms; ` +
       `ratio ${ratio}x (goal ≤ ${GOAL_RATIO}x) ${pass ? 'PASS' : 'FAIL'}`,
   );
+  h.line(
+    `P5 info: buildPrompt alone in a tight loop p50 ${tight.p50} ms; route p50 / that = ${h.round(route.p50 / tight.p50)}x`,
+  );
   h.writeResult('P5', {
     route,
     engine,
+    engineTightLoop: tight,
     ratio,
     activated,
     prompt_messages: last.messages.length,

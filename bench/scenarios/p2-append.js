@@ -160,6 +160,7 @@ async function run(ctx) {
     db,
     projects.map((p) => p.id),
   );
+  const grouping = http ? await createsPerTransaction(db) : null;
 
   const figures = (s) => `/s=${h.round(s.perSecond, 0)} p50=${h.round(s.p50)}ms p99=${h.round(s.p99)}ms`;
   h.line(
@@ -189,6 +190,10 @@ async function run(ctx) {
   h.line(
     `P2 CPU per write (info): route ${http ? cpu(http) : 'n/a'}; writer SQL ${cpu(repository)}; plain ${cpu(plain)}`,
   );
+  if (grouping)
+    h.line(
+      `P2 route creates per transaction (info, group commit): ${grouping.perTransaction} (${grouping.rows} entries in ${grouping.transactions} transactions)`,
+    );
   h.line(
     `P2 sequence check: ${check.projects} projects, ${check.events} events, 1..N per project with no gap or repeat: ${h.verdict(check.ok)}${check.ok ? '' : ` (${check.bad} bad projects)`}`,
   );
@@ -206,9 +211,22 @@ async function run(ctx) {
     baseline: plain,
     pass,
     sequenceCheck: check,
+    createsPerTransaction: grouping,
     rounds,
   });
   return { pass, file };
+}
+
+/**
+ * How many derived outputs the route wrote per transaction (rows written by one transaction share
+ * its xmin): 1 without group commit, the average batch size with it.
+ */
+async function createsPerTransaction(db) {
+  const result = await sql`
+    SELECT count(*)::int AS rows, count(DISTINCT xmin::text)::int AS transactions
+    FROM derived_outputs`.execute(db);
+  const { rows, transactions } = result.rows[0];
+  return { rows, transactions, perTransaction: h.round(rows / Math.max(1, transactions), 2) };
 }
 
 /** Every Project's events are exactly 1..N, and its counter row says N. */

@@ -33,8 +33,17 @@ export class ProjectAccess {
     options: { db?: Executor; deniedCode?: string; notFoundCode?: string } = {},
   ): Promise<ProjectGrant> {
     const db = options.db ?? this.db;
-    const project = await projectsRepository.findProject(db, projectId);
-    const role = project ? await this.roleOf(actor, project, db) : null;
+    return this.requireOn(actor, await projectsRepository.findProject(db, projectId), capability, options);
+  }
+
+  /** `require` on a Project row the caller read itself (with the resource, in one statement). */
+  async requireOn(
+    actor: Actor,
+    project: ProjectRow | undefined,
+    capability: ProjectCapability,
+    options: { db?: Executor; deniedCode?: string; notFoundCode?: string } = {},
+  ): Promise<ProjectGrant> {
+    const role = project ? await this.roleOf(actor, project, options.db ?? this.db) : null;
     return grantFor(project, role, capability, options);
   }
 }

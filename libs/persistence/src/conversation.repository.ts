@@ -2,8 +2,7 @@ import { CompiledQuery, sql, type Insertable, type Selectable } from 'kysely';
 import type { Executor, Tx } from './database';
 import type { FloorRow, PageRow } from './floors.repository';
 import { preparedStatement } from './prepared-statements';
-import type { LineRange } from './transcript.repository';
-import type { BranchesTable, FloorLinesTable, MessagesTable, PagesTable } from './tables';
+import type { BranchesTable, FloorLinesTable, GenerationRunRow, MessagesTable, PagesTable } from './tables';
 
 export type BranchRow = Selectable<BranchesTable>;
 export type FloorLineRow = Selectable<FloorLinesTable>;
@@ -83,25 +82,20 @@ export interface AppendFloorAfterHeadOutcome {
  * (`row_to_json` gives the values of `RETURNING *`; bigints fit a number), so the result shape never
  * changes and the text runs as a prepared statement.
  */
-const APPEND_FLOOR_AFTER_HEAD = preparedStatement(`
-WITH parent AS (
-  SELECT id, floor_no, line_id, state FROM floors WHERE id = $2::text
-),
-generating AS (
-  SELECT id FROM floors WHERE branch_id = $1::text AND state = 'generating' LIMIT 1
-),
-ok AS (
-  SELECT 1 AS ok
-  WHERE NOT EXISTS (SELECT 1 FROM generating)
-    AND ($2::text IS NULL OR EXISTS (SELECT 1 FROM parent WHERE state = 'committed'))
-),
+/**
+ * The floor, its line, the input page and its messages, written after `gate` (a CTE that yields one
+ * row when every check passed); shared by APPEND_FLOOR_AFTER_HEAD and TURN_START. Parameters: $1
+ * branch, $2 head (the parent), $3 floor id, $4 account, $5 session, $6 floor state, $7 now, $8 new
+ * line id, $9 page id, $10 page checksum, $11 messages (JSON).
+ */
+const FLOOR_INSERTS = (gate: string) => `
 continued AS (
   INSERT INTO floors (id, account_id, session_id, branch_id, floor_no, parent_floor_id, line_id, state,
     token_in, token_out, reasoning_text, metadata, superseded_at, superseded_by_floor_id, state_snapshot,
     created_at, updated_at)
   SELECT $3::text, $4::text, $5::text, $1::text, p.floor_no + 1, p.id, p.line_id, $6::text,
     0, 0, NULL, '{}'::jsonb, NULL, NULL, NULL, $7::bigint, $7::bigint
-  FROM parent p, ok
+  FROM parent p, ${gate}
   WHERE p.line_id IS NOT NULL
   ON CONFLICT (line_id, floor_no) DO NOTHING
   RETURNING *
@@ -110,7 +104,7 @@ new_line AS (
   INSERT INTO floor_lines (id, account_id, session_id, parent_line_id, fork_floor_no, start_floor_no, created_at)
   SELECT $8::text, $4::text, $5::text, p.line_id,
     CASE WHEN p.line_id IS NULL THEN NULL ELSE p.floor_no END, COALESCE(p.floor_no + 1, 0), $7::bigint
-  FROM ok LEFT JOIN parent p ON true
+  FROM ${gate} LEFT JOIN parent p ON true
   WHERE NOT EXISTS (SELECT 1 FROM continued)
   RETURNING id, start_floor_no
 ),
@@ -141,7 +135,33 @@ msgs AS (
   FROM page pg, jsonb_to_recordset($11::jsonb) AS m(id text, seq integer, role text, content text,
     content_format text, is_hidden boolean, source text, token_count integer, token_encoding text)
   RETURNING *
+)`;
+
+/**
+ * `appendFloorAfterHead` as one statement (docs/decisions.md "Turn latency"), run while the caller
+ * holds the branch's row lock, so it sees every floor committed before the lock was granted. The
+ * checks of appendUserFloor (no generating floor on the branch, the head exists and is committed)
+ * gate every write. The floor continues its parent's line when the slot `(line_id, floor_no)` is free
+ * (the unique index decides, also against a concurrent writer on another branch: `ON CONFLICT DO
+ * NOTHING`), else it starts a new line forking from the parent; then the active input page (page 0,
+ * version 1 of a new floor), its messages, and the head moves to the floor. The one-generating-floor
+ * index still raises its unique violation (the caller's 409). Output is one row of JSON columns
+ * (`row_to_json` gives the values of `RETURNING *`; bigints fit a number), so the result shape never
+ * changes and the text runs as a prepared statement.
+ */
+const APPEND_FLOOR_AFTER_HEAD = preparedStatement(`
+WITH parent AS (
+  SELECT id, floor_no, line_id, state FROM floors WHERE id = $2::text
 ),
+generating AS (
+  SELECT id FROM floors WHERE branch_id = $1::text AND state = 'generating' LIMIT 1
+),
+ok AS (
+  SELECT 1 AS ok
+  WHERE NOT EXISTS (SELECT 1 FROM generating)
+    AND ($2::text IS NULL OR EXISTS (SELECT 1 FROM parent WHERE state = 'committed'))
+),
+${FLOOR_INSERTS('ok')},
 moved AS (
   UPDATE branches b SET head_floor_id = f.id, updated_at = $7::bigint
   FROM floor f
@@ -157,33 +177,87 @@ SELECT
   (SELECT row_to_json(b) FROM moved b) AS branch
 `);
 
+/**
+ * The start of a respond turn as ONE autocommit statement (docs/decisions.md "Turn latency"): the
+ * branch's head moves to the new floor only if the head is still the floor the turn was assembled on,
+ * the branch belongs to the session, it has no generating floor and the head is committed; that
+ * update (which takes the branch's row lock and re-checks the head on the newest row version) gates
+ * every insert: the floor, its line, the input page, its messages and the `running` run. Either all
+ * of it is written or nothing. The checks on other rows use the statement's snapshot, which may be
+ * older than the lock: a check that fails on an old snapshot only sends the caller to the locked,
+ * step-by-step path, and what an old snapshot cannot see is caught by the unique indexes (one
+ * generating floor, one running run per branch). The head's update is ordered before the floor insert
+ * within the statement; the foreign key is checked at the statement's end. Parameters as
+ * FLOOR_INSERTS, then $12 run id, $13 run type, $14 detached, $15 temp id, $16 lease expiry.
+ */
+const TURN_START = preparedStatement(`
+WITH parent AS (
+  SELECT id, floor_no, line_id, state FROM floors WHERE id = $2::text
+),
+async_commit AS (
+  SELECT set_config('synchronous_commit', 'off', true) AS value
+),
+moved AS (
+  UPDATE branches b SET head_floor_id = $3::text, updated_at = $7::bigint
+  WHERE b.id = $1::text AND b.session_id = $5::text AND b.head_floor_id IS NOT DISTINCT FROM $2::text
+    AND NOT EXISTS (SELECT 1 FROM floors g WHERE g.branch_id = $1::text AND g.state = 'generating')
+    AND ($2::text IS NULL OR EXISTS (SELECT 1 FROM parent WHERE state = 'committed'))
+    AND EXISTS (SELECT 1 FROM async_commit)
+  RETURNING b.*
+),
+${FLOOR_INSERTS('moved')},
+run AS (
+  INSERT INTO generation_runs (id, account_id, session_id, branch_id, floor_id, run_type, status, phase,
+    detached, temp_id, error, pending_reasoning, lease_expires_at, started_at, updated_at, completed_at)
+  SELECT $12::text, $4::text, $5::text, $1::text, f.id, $13::text, 'running', 'generating',
+    $14::boolean, $15::text, NULL, NULL, $16::bigint, $7::bigint, $7::bigint, NULL
+  FROM floor f
+  RETURNING *
+)
+SELECT
+  (SELECT row_to_json(f) FROM floor f) AS floor,
+  (SELECT row_to_json(x) FROM page x) AS page,
+  (SELECT coalesce(json_agg(m ORDER BY m.seq), '[]'::json) FROM msgs m) AS messages,
+  (SELECT row_to_json(b) FROM moved b) AS branch,
+  (SELECT row_to_json(r) FROM run r) AS run
+`);
+
+/**
+ * A page of a floor and its messages (`insertPageWithMessages`): page_no is the floor's next, version
+ * the next of the kind, then the messages; output as JSON columns (a fixed shape, prepared).
+ */
+const WRITE_PAGE = preparedStatement(`
+WITH numbers AS (
+  SELECT coalesce(max(page_no) + 1, 0) AS page_no,
+    coalesce(max(version) FILTER (WHERE page_kind = $5::text), 0) + 1 AS version
+  FROM pages WHERE floor_id = $4::text
+),
+page AS (
+  INSERT INTO pages (id, account_id, session_id, floor_id, page_no, page_kind, is_active, version, checksum,
+    created_at, updated_at)
+  SELECT $1::text, $2::text, $3::text, $4::text, n.page_no, $5::text, $6::boolean, n.version, $7::text,
+    $8::bigint, $8::bigint
+  FROM numbers n
+  RETURNING *
+),
+msgs AS (
+  INSERT INTO messages (id, account_id, session_id, floor_id, page_id, seq, role, content, content_format,
+    is_hidden, source, token_count, token_encoding, created_at)
+  SELECT m.id, $2::text, $3::text, pg.floor_id, pg.id, m.seq, m.role, m.content, m.content_format,
+    m.is_hidden, m.source, m.token_count, m.token_encoding, $8::bigint
+  FROM page pg, jsonb_to_recordset($9::jsonb) AS m(id text, seq integer, role text, content text,
+    content_format text, is_hidden boolean, source text, token_count integer, token_encoding text)
+  RETURNING *
+)
+SELECT (SELECT row_to_json(x) FROM page x) AS page,
+  (SELECT coalesce(json_agg(m ORDER BY m.seq), '[]'::json) FROM msgs m) AS messages
+`);
+
 /** The branch row lock of a turn, as a prepared statement (explicit columns: a fixed result shape). */
 const LOCK_BRANCH = preparedStatement(`
 SELECT id, account_id, session_id, name, source_floor_id, head_floor_id, created_at, updated_at
 FROM branches WHERE id = $1::text FOR UPDATE
 `);
-
-/**
- * A session's branch (by name or by id) with its head floor and the head's lineage as line ranges
- * (`transcriptRepository.lineageRanges` of the head, computed in the same statement): one read for a
- * turn's context (docs/decisions.md "Turn latency").
- */
-const BRANCH_AND_HEAD = (by: 'name' | 'id') =>
-  preparedStatement(`
-SELECT row_to_json(b) AS branch, row_to_json(h) AS head,
-  (WITH RECURSIVE chain (line_id, parent_line_id, fork_floor_no, lo, hi) AS (
-     SELECT id, parent_line_id, fork_floor_no, start_floor_no, h.floor_no
-     FROM floor_lines WHERE id = h.line_id
-     UNION ALL
-     SELECT l.id, l.parent_line_id, l.fork_floor_no, l.start_floor_no, c.fork_floor_no
-     FROM floor_lines l JOIN chain c ON l.id = c.parent_line_id
-   )
-   SELECT json_agg(json_build_object('line_id', line_id, 'lo', lo, 'hi', hi)) FROM chain) AS head_ranges
-FROM branches b LEFT JOIN floors h ON h.id = b.head_floor_id
-WHERE b.session_id = $1::text AND b.${by} = $2::text
-`);
-const BRANCH_AND_HEAD_BY_NAME = BRANCH_AND_HEAD('name');
-const BRANCH_AND_HEAD_BY_ID = BRANCH_AND_HEAD('id');
 
 /**
  * Named writes and reads of branches, floor lines, floors, pages and messages (issue 5 item 1). The
@@ -427,29 +501,29 @@ export const conversationRepository = {
   },
 
   /** The next page_no of a floor and the next version of a kind on it. */
-  async nextPageNumbers(
+  /**
+   * A page with its messages in one statement (WRITE_PAGE): the floor's next page_no and the next
+   * version of the page's kind are computed from the floor's pages as it runs.
+   */
+  async insertPageWithMessages(
     db: Executor,
-    floorId: string,
-    kind: PageRow['page_kind'],
-  ): Promise<{ pageNo: number; version: number }> {
-    const row = await db
-      .selectFrom('pages')
-      .select([
-        sql<number>`coalesce(max(page_no) + 1, 0)`.as('page_no'),
-        sql<number>`coalesce(max(version) FILTER (WHERE page_kind = ${kind}), 0) + 1`.as('version'),
-      ])
-      .where('floor_id', '=', floorId)
-      .executeTakeFirstOrThrow();
-    return { pageNo: Number(row.page_no), version: Number(row.version) };
-  },
-
-  async insertPage(db: Executor, row: Insertable<PagesTable>): Promise<PageRow> {
-    return db.insertInto('pages').values(row).returningAll().executeTakeFirstOrThrow();
-  },
-
-  async insertMessages(db: Executor, rows: Array<Insertable<MessagesTable>>): Promise<MessageRow[]> {
-    if (rows.length === 0) return [];
-    return db.insertInto('messages').values(rows).returningAll().execute();
+    page: Omit<Insertable<PagesTable>, 'page_no' | 'version' | 'updated_at'> & { created_at: number },
+    messages: AppendedMessageInput[],
+  ): Promise<{ page: PageRow; messages: MessageRow[] }> {
+    const result = await db.executeQuery<{ page: PageRow; messages: MessageRow[] }>(
+      CompiledQuery.raw(WRITE_PAGE, [
+        page.id,
+        page.account_id,
+        page.session_id,
+        page.floor_id,
+        page.page_kind,
+        page.is_active ?? false,
+        page.checksum ?? null,
+        page.created_at,
+        JSON.stringify(messages),
+      ]),
+    );
+    return result.rows[0];
   },
 
   /** Clears the active flag of every other page of that kind on the floor. */
@@ -486,31 +560,46 @@ export const conversationRepository = {
     await db.updateTable('floors').set({ updated_at: now }).where('id', '=', floorId).execute();
   },
 
-  /**
-   * A session's branch, by name or id, its head floor (null without a head, or when the head row is
-   * gone) and the head's lineage ranges (empty when the head has no line): `findBranchByName` /
-   * `findBranchOfSession`, `findFloor` and `lineageRanges` in one round trip.
-   */
-  async findBranchAndHead(
-    db: Executor,
-    sessionId: string,
-    by: { name: string } | { id: string },
-  ): Promise<{ branch: BranchRow; head: FloorRow | null; headRanges: LineRange[] } | undefined> {
-    const [text, value] = 'name' in by ? [BRANCH_AND_HEAD_BY_NAME, by.name] : [BRANCH_AND_HEAD_BY_ID, by.id];
-    const result = await db.executeQuery<{
-      branch: BranchRow;
-      head: FloorRow | null;
-      head_ranges: LineRange[] | null;
-    }>(CompiledQuery.raw(text, [sessionId, value]));
-    const row = result.rows[0];
-    if (!row) return undefined;
-    return { branch: row.branch, head: row.head, headRanges: row.head_ranges ?? [] };
-  },
-
   /** `lockBranch` as a prepared statement (the turn's hot path); the same row. */
   async lockBranchForTurn(tx: Tx, branchId: string): Promise<BranchRow | undefined> {
     const result = await tx.executeQuery<BranchRow>(CompiledQuery.raw(LOCK_BRANCH, [branchId]));
     return result.rows[0];
+  },
+
+  /**
+   * The start of a respond turn in one autocommit statement (see TURN_START): the floor after the
+   * head the turn was assembled on, its input page and messages, the head moved and the `running` run
+   * inserted, or nothing at all (`undefined`: a check failed; the caller takes the locked path, which
+   * names the error). A unique violation (another generating floor or running run) is thrown.
+   */
+  async startTurn(
+    db: Executor,
+    input: AppendFloorAfterHeadInput & {
+      run: { id: string; run_type: string; detached: boolean; temp_id: string; lease_expires_at: number };
+    },
+  ): Promise<
+    | { floor: FloorRow; page: PageRow; messages: MessageRow[]; branch: BranchRow; run: GenerationRunRow }
+    | undefined
+  > {
+    const result = await db.executeQuery<{
+      floor: FloorRow | null;
+      page: PageRow | null;
+      messages: MessageRow[];
+      branch: BranchRow | null;
+      run: GenerationRunRow | null;
+    }>(
+      CompiledQuery.raw(TURN_START, [
+        ...appendParameters(input),
+        input.run.id,
+        input.run.run_type,
+        input.run.detached,
+        input.run.temp_id,
+        input.run.lease_expires_at,
+      ]),
+    );
+    const row = result.rows[0];
+    if (!row?.floor || !row.page || !row.branch || !row.run) return undefined;
+    return { floor: row.floor, page: row.page, messages: row.messages, branch: row.branch, run: row.run };
   },
 
   /**
@@ -526,21 +615,7 @@ export const conversationRepository = {
       page: PageRow | null;
       messages: MessageRow[];
       branch: BranchRow | null;
-    }>(
-      CompiledQuery.raw(APPEND_FLOOR_AFTER_HEAD, [
-        input.branchId,
-        input.headFloorId,
-        input.floor.id,
-        input.floor.account_id,
-        input.floor.session_id,
-        input.floor.state,
-        input.now,
-        input.newLineId,
-        input.page.id,
-        input.page.checksum,
-        JSON.stringify(input.messages),
-      ]),
-    );
+    }>(CompiledQuery.raw(APPEND_FLOOR_AFTER_HEAD, appendParameters(input)));
     const row = result.rows[0];
     return {
       generatingFloorId: row.generating_floor_id,
@@ -552,3 +627,20 @@ export const conversationRepository = {
     };
   },
 };
+
+/** $1-$11 of FLOOR_INSERTS. */
+function appendParameters(input: AppendFloorAfterHeadInput): unknown[] {
+  return [
+    input.branchId,
+    input.headFloorId,
+    input.floor.id,
+    input.floor.account_id,
+    input.floor.session_id,
+    input.floor.state,
+    input.now,
+    input.newLineId,
+    input.page.id,
+    input.page.checksum,
+    JSON.stringify(input.messages),
+  ];
+}

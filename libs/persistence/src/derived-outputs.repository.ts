@@ -321,6 +321,205 @@ interface CreateWithJournalRow {
   entry: DerivedOutputRow | null;
 }
 
+/** The batch items' JSON keys: `n` (position), the writer, the Project, the sources, then the columns. */
+const ITEM_FIELDS = [
+  ['n', 'integer'],
+  ['w_account', 'text'],
+  ['w_client', 'text'],
+  ['w_default', 'boolean'],
+  ['project_id', 'text'],
+  ['source_session_id', 'text'],
+  ['source_floor_id', 'text'],
+  ['source_page_id', 'text'],
+] as const;
+const prefixed = (prefix: string, columns: ReadonlyArray<readonly [string, string]>) =>
+  columns.map(([c, type]) => [prefix + c, type, c] as const);
+const E_FIELDS = prefixed('e_', ENTRY_COLUMNS);
+const L_FIELDS = prefixed('l_', LOG_COLUMNS);
+const V_FIELDS = prefixed('v_', EVENT_COLUMNS);
+// jsonb columns travel as their JSON text (what `$n::jsonb` receives in the single statement) and
+// are cast where inserted, so a value is parsed exactly as the single statement parses it.
+const recordType = (type: string) => (type === 'jsonb' ? 'text' : type);
+const RECORD_DEFINITION = [...ITEM_FIELDS, ...E_FIELDS, ...L_FIELDS, ...V_FIELDS]
+  .map(([key, type]) => `${key} ${recordType(type)}`)
+  .join(', ');
+const recordValues = (fields: ReadonlyArray<readonly [string, string, string]>) =>
+  fields.map(([key, type]) => `ok.${key}${type === 'jsonb' ? '::jsonb' : ''}`).join(', ');
+
+/**
+ * CREATE_WITH_JOURNAL for several creates at once (group commit): one statement, hence one
+ * transaction, one round trip and one commit for the whole batch, and per item exactly what the
+ * single statement reads and writes. $1 is a JSON array of items (ITEM_FIELDS, then the entry, log
+ * and event columns under the prefixes e_, l_, v_), $2 the writer roles. Every rule is evaluated per
+ * item against its own Project row, role and sources, so a refused item writes nothing of its own
+ * and does not affect the others. Only items whose Project exists come back (`n` says which).
+ *
+ * At most one item per Project (the caller guarantees it; the counter upsert fails otherwise, and
+ * the caller then writes the items one by one), so each Project's counter is bumped once. Locks are
+ * taken in Project id order (the Project rows share-locked above a sort, the counter rows upserted
+ * in the same order), so two batches, or a batch and a single-Project writer, cannot deadlock.
+ * The source lookups are LATERAL ... LIMIT 1, i.e. one primary-key probe per item whatever the
+ * table sizes and the plan's row estimates.
+ */
+const CREATE_BATCH_WITH_JOURNAL = preparedStatement(`
+WITH i AS (
+  SELECT * FROM json_to_recordset($1::json) AS i(${RECORD_DEFINITION})
+),
+p AS (
+  SELECT i.*, pr.workspace_id AS p_workspace_id, pr.account_id AS p_account_id, pr.status AS p_status,
+    to_json(pr) AS project,
+    CASE WHEN pr.account_id = i.w_account AND i.w_default THEN 'owner' ELSE (
+      SELECT m.role FROM project_members m
+      WHERE m.project_id = pr.id AND m.status = 'active'
+        AND ((m.subject_type = 'client' AND m.subject_id = i.w_client)
+          OR (i.w_default AND m.subject_type = 'account' AND m.subject_id = i.w_account))
+      ORDER BY (m.role = 'deriver') DESC
+      LIMIT 1
+    ) END AS role,
+    s.account_id AS s_account_id, s.project_id AS s_project_id,
+    f.account_id AS f_account_id, f.project_id AS f_project_id, f.session_id AS f_session_id,
+    pa.account_id AS pa_account_id, pa.project_id AS pa_project_id, pa.session_id AS pa_session_id,
+    pa.floor_id AS pa_floor_id
+  FROM i
+  JOIN projects pr ON pr.id = i.project_id
+  LEFT JOIN LATERAL (
+    SELECT se.account_id, se.project_id FROM sessions se WHERE se.id = i.source_session_id LIMIT 1
+  ) s ON true
+  LEFT JOIN LATERAL (
+    SELECT fl.account_id, se.project_id, fl.session_id
+    FROM floors fl JOIN sessions se ON se.id = fl.session_id
+    WHERE fl.id = i.source_floor_id LIMIT 1
+  ) f ON true
+  LEFT JOIN LATERAL (
+    SELECT pg.account_id, se.project_id, pg.session_id, pg.floor_id
+    FROM pages pg JOIN sessions se ON se.id = pg.session_id
+    WHERE pg.id = i.source_page_id LIMIT 1
+  ) pa ON true
+  ORDER BY pr.id
+  FOR SHARE OF pr
+),
+ok AS (
+  SELECT * FROM p
+  WHERE p.role = ANY($2::text[]) AND p.p_status <> 'archived'
+    AND (p.source_session_id IS NULL
+      OR (p.s_account_id = p.p_account_id AND p.s_project_id = p.project_id))
+    AND (p.source_floor_id IS NULL
+      OR (p.f_account_id = p.p_account_id AND p.f_project_id = p.project_id
+        AND (p.source_session_id IS NULL OR p.f_session_id = p.source_session_id)))
+    AND (p.source_page_id IS NULL
+      OR (p.pa_account_id = p.p_account_id AND p.pa_project_id = p.project_id
+        AND (p.source_session_id IS NULL OR p.pa_session_id = p.source_session_id)
+        AND (p.source_floor_id IS NULL OR p.pa_floor_id = p.source_floor_id)))
+),
+entry AS (
+  INSERT INTO derived_outputs (workspace_id, project_id, account_id, source_session_id, source_floor_id,
+    source_page_id, ${names(ENTRY_COLUMNS)})
+  SELECT ok.p_workspace_id, ok.project_id, ok.p_account_id, ok.source_session_id, ok.source_floor_id,
+    ok.source_page_id, ${recordValues(E_FIELDS)}
+  FROM ok
+  RETURNING derived_outputs.id, to_json(derived_outputs) AS row
+),
+log AS (
+  INSERT INTO operation_logs (account_id, workspace_id, project_id, ${names(LOG_COLUMNS)})
+  SELECT ok.p_account_id, ok.p_workspace_id, ok.project_id, ${recordValues(L_FIELDS)}
+  FROM ok
+),
+counter AS (
+  INSERT INTO project_event_counters AS c (project_id, last_sequence)
+  SELECT ok.project_id, 1 FROM ok ORDER BY ok.project_id
+  ON CONFLICT (project_id) DO UPDATE SET last_sequence = c.last_sequence + 1
+  RETURNING project_id, last_sequence
+),
+event AS (
+  INSERT INTO project_events (workspace_id, project_id, sequence, ${names(EVENT_COLUMNS)})
+  SELECT ok.p_workspace_id, ok.project_id, counter.last_sequence, ${recordValues(V_FIELDS)}
+  FROM ok JOIN counter ON counter.project_id = ok.project_id
+  RETURNING project_id, sequence
+)
+SELECT p.n, p.project, p.role,
+  p.s_account_id, p.s_project_id, p.f_account_id, p.f_project_id, p.f_session_id,
+  p.pa_account_id, p.pa_project_id, p.pa_session_id, p.pa_floor_id,
+  event.sequence AS event_sequence, entry.row AS entry
+FROM p
+LEFT JOIN entry ON entry.id = p.e_id
+LEFT JOIN event ON event.project_id = p.project_id
+`);
+
+/** One row per item whose Project exists; the source columns are null when a source was not found. */
+interface CreateBatchRow {
+  n: number;
+  project: ProjectRow;
+  role: CreateDerivedOutputOutcome['role'];
+  s_account_id: string | null;
+  s_project_id: string | null;
+  f_account_id: string | null;
+  f_project_id: string | null;
+  f_session_id: string | null;
+  pa_account_id: string | null;
+  pa_project_id: string | null;
+  pa_session_id: string | null;
+  pa_floor_id: string | null;
+  event_sequence: number | null;
+  /** `to_json` of the inserted row: the same values as `RETURNING *` (bigints fit a number). */
+  entry: DerivedOutputRow | null;
+}
+
+/** A jsonb column's value as the JSON text the single statement's `$n::jsonb` receives. */
+const jsonText = (value: unknown): string | null =>
+  value === null || value === undefined ? null : typeof value === 'string' ? value : JSON.stringify(value);
+
+function batchItem(n: number, input: CreateDerivedOutputStatement): Record<string, unknown> {
+  const item: Record<string, unknown> = {
+    n,
+    w_account: input.writer.accountId,
+    w_client: input.writer.clientId,
+    w_default: input.writer.clientIsDefault,
+    project_id: input.projectId,
+    source_session_id: input.sources.source_session_id,
+    source_floor_id: input.sources.source_floor_id,
+    source_page_id: input.sources.source_page_id,
+  };
+  const put = (fields: typeof E_FIELDS | typeof L_FIELDS | typeof V_FIELDS, values: object) => {
+    const row = values as Record<string, unknown>;
+    for (const [key, type, column] of fields) {
+      const value = row[column] ?? null;
+      item[key] = type === 'jsonb' ? jsonText(value) : value;
+    }
+  };
+  put(E_FIELDS, input.entry);
+  put(L_FIELDS, input.log);
+  put(V_FIELDS, input.event);
+  return item;
+}
+
+/** What the single statement answers for the item of a batch row (null: its Project does not exist). */
+function outcomeOf(row: CreateBatchRow | undefined): CreateDerivedOutputOutcome {
+  // No Project: the single statement returns no row, so nothing else is read either.
+  if (!row) return { role: null, sessionScope: null, floorScope: null, pageScope: null };
+  return {
+    project: row.project,
+    role: row.role ?? null,
+    sessionScope:
+      row.s_account_id === null ? null : { account_id: row.s_account_id, project_id: row.s_project_id! },
+    floorScope:
+      row.f_account_id === null
+        ? null
+        : { account_id: row.f_account_id, project_id: row.f_project_id!, session_id: row.f_session_id! },
+    pageScope:
+      row.pa_account_id === null
+        ? null
+        : {
+            account_id: row.pa_account_id,
+            project_id: row.pa_project_id!,
+            session_id: row.pa_session_id!,
+            floor_id: row.pa_floor_id!,
+          },
+    ...(row.entry && row.event_sequence !== null
+      ? { entry: row.entry, eventSequence: Number(row.event_sequence) }
+      : {}),
+  };
+}
+
 export const derivedOutputWritesRepository = {
   /** See CREATE_WITH_JOURNAL: one round trip, one transaction. */
   async createWithJournal(
@@ -357,5 +556,24 @@ export const derivedOutputWritesRepository = {
         ? { entry: row.entry, eventSequence: Number(row.event_sequence) }
         : {}),
     };
+  },
+
+  /**
+   * See CREATE_BATCH_WITH_JOURNAL: several creates (at most one per Project) in one round trip and
+   * one transaction; the outcomes in the order of `inputs`, each what createWithJournal would
+   * answer for it alone. Throws when the statement fails as a whole.
+   */
+  async createBatchWithJournal(
+    db: Executor,
+    writerRoles: readonly string[],
+    inputs: readonly CreateDerivedOutputStatement[],
+  ): Promise<CreateDerivedOutputOutcome[]> {
+    const items = JSON.stringify(inputs.map((input, n) => batchItem(n, input)));
+    const result = await db.executeQuery<CreateBatchRow>(
+      CompiledQuery.raw(CREATE_BATCH_WITH_JOURNAL, [items, [...writerRoles]]),
+    );
+    const byItem: (CreateBatchRow | undefined)[] = new Array(inputs.length);
+    for (const row of result.rows) byItem[row.n] = row;
+    return Array.from(byItem, outcomeOf);
   },
 };

@@ -1,4 +1,4 @@
-import type { Insertable, Updateable } from 'kysely';
+import { sql, type Insertable, type Updateable } from 'kysely';
 import type { Executor, Tx } from './database';
 import type { MessageRow } from './conversation.repository';
 import type { FloorRow } from './floors.repository';
@@ -11,6 +11,11 @@ import type {
 
 /** Named queries of generation runs and their replayable events (docs/decisions.md "Turns and runs"). */
 export const generationRunsRepository = {
+  /** Lock waits in this transaction give up after `ms` (SQLSTATE 55P03; a turn's commit answers 503 `commit_busy`). */
+  async setLockTimeout(tx: Tx, ms: number): Promise<void> {
+    await sql.raw(`SET LOCAL lock_timeout = ${Math.max(1, Math.floor(ms))}`).execute(tx);
+  },
+
   /** Inserts a running run; the partial unique index refuses a second running run on the branch. */
   async insert(db: Executor, row: Insertable<GenerationRunsTable>): Promise<GenerationRunRow> {
     return db.insertInto('generation_runs').values(row).returningAll().executeTakeFirstOrThrow();

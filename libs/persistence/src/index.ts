@@ -39,4 +39,5 @@ export * from './generation-runs.repository';
 export * from './chat-transfer.repository';
 export * from './floor-prompt-snapshots.repository';
 export * from './turn-history.repository';
+export * from './turn-state.repository';
 export * from './session-prompt-settings.repository';

@@ -202,10 +202,19 @@ export const promptRuntimeRepository = {
       .orderBy('created_at', 'asc')
       .orderBy('id', 'asc')
       .execute();
-    return {
-      sessionPolicy: policies.find((p) => p.branch_id === null)?.value ?? null,
-      branchPolicy: policies.find((p) => p.branch_id === branchId)?.value ?? null,
-      injections,
-    };
+    return promptRuntimeForTurn(policies, injections, branchId);
   },
 };
+
+/** The session and branch policies and the live injections of a turn on `branchId`, as it reads them. */
+export function promptRuntimeForTurn(
+  policies: PromptPolicyRow[],
+  injections: PromptInjectionRow[],
+  branchId: string,
+): PromptRuntimeForTurn {
+  return {
+    sessionPolicy: policies.find((p) => p.branch_id === null)?.value ?? null,
+    branchPolicy: policies.find((p) => p.branch_id === branchId)?.value ?? null,
+    injections,
+  };
+}

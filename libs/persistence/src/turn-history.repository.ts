@@ -4,6 +4,8 @@ import type { LineRange } from './transcript.repository';
 
 /** One message of a turn's history: only what the prompt engine reads. */
 export interface TurnHistoryRow {
+  /** Never null here: the read is by line ranges. */
+  line_id: string | null;
   floor_no: number;
   message_id: string;
   role: 'system' | 'user' | 'assistant' | 'narrator' | 'tool';
@@ -28,6 +30,7 @@ export const turnHistoryRepository = {
       .innerJoin('pages as p', (join) => join.onRef('p.floor_id', '=', 'f.id').on('p.is_active', '=', true))
       .innerJoin('messages as m', 'm.page_id', 'p.id')
       .select([
+        'f.line_id',
         'f.floor_no',
         'm.id as message_id',
         'm.role',

@@ -146,6 +146,7 @@ export class TurnsController {
       message: body.message,
       branch_id: body.branch_id,
       source_floor_id: body.source_floor_id,
+      session_state_writes: body.session_state_writes ?? null,
       ...options(body),
     };
   }

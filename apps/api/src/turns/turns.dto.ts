@@ -1,7 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
+  Allow,
   ArrayMaxSize,
+  Equals,
   IsArray,
   IsBoolean,
   IsInt,
@@ -148,8 +150,46 @@ export class TurnOptionsDto {
   config?: Record<string, unknown>;
 }
 
+/**
+ * One item of `session_state_writes` (spec 2): a registered custom namespace, a slot, and exactly one
+ * of `value` (any JSON) and `delete: true`. Governance fields (`branch_id`, `source_floor_id`,
+ * `write_mode`, `replay_safety`) are unknown fields here, so they are refused (400).
+ */
+export class SessionStateWriteDto {
+  @ApiProperty({ minLength: 1, maxLength: 128 })
+  @IsString()
+  @Length(1, 128)
+  namespace!: string;
+
+  @ApiProperty({ minLength: 1, maxLength: 256 })
+  @IsString()
+  @Length(1, 256)
+  slot!: string;
+
+  @ApiPropertyOptional({ description: 'Any JSON value (exactly one of value and delete)' })
+  @Allow()
+  value?: unknown;
+
+  @ApiPropertyOptional({ description: 'Only true (exactly one of value and delete)' })
+  @IsOptional()
+  @Equals(true)
+  delete?: true;
+}
+
 /** `POST /sessions/:id/respond` (and `/respond/stream`). */
 export class RespondDto extends TurnOptionsDto {
+  @ApiPropertyOptional({
+    type: [SessionStateWriteDto],
+    description:
+      'Session state writes (spec 2). Client data is not enabled on this service: a non-empty list answers 503 feature_unavailable',
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(100)
+  @ValidateNested({ each: true })
+  @Type(() => SessionStateWriteDto)
+  session_state_writes?: SessionStateWriteDto[];
+
   @ApiProperty({ minLength: 1, maxLength: TURN_MESSAGE_MAX_CHARS })
   @IsString()
   @Length(1, TURN_MESSAGE_MAX_CHARS)

@@ -3,7 +3,10 @@ import { tokenCounter } from '@hearth/domain/prompt/shared/token-counter';
 import {
   conversationRepository,
   isUniqueViolation,
+  type AppendFloorAfterHeadInput,
   type BranchRow,
+  type Executor,
+  type GenerationRunRow,
   type FloorRow,
   type SessionRow,
   type Tx,
@@ -64,33 +67,12 @@ export async function appendUserFloor(tx: Tx, input: AppendUserFloorInput): Prom
   }
   // The checks, the floor, its line, the input page, its messages and the head move: one statement
   // (docs/decisions.md "Turn latency"), with the errors of the step-by-step version.
-  const counter = tokenCounter(MESSAGE_TOKEN_ENCODING);
   let appended;
   try {
-    appended = await conversationRepository.appendFloorAfterHead(tx, {
-      branchId: branch.id,
-      headFloorId: branch.head_floor_id,
-      floor: {
-        id: newId(ID_PREFIX.floor),
-        account_id: input.session.account_id,
-        session_id: input.session.id,
-        state: input.state ?? 'generating',
-      },
-      newLineId: newId(FLOOR_LINE_PREFIX),
-      page: { id: newId(ID_PREFIX.page), checksum: pageChecksum(input.messages) },
-      messages: input.messages.map((m, seq) => ({
-        id: newId(ID_PREFIX.message),
-        seq,
-        role: m.role,
-        content: m.content,
-        content_format: m.content_format ?? 'text',
-        is_hidden: m.is_hidden ?? false,
-        source: m.source,
-        token_count: counter.count(m.content),
-        token_encoding: counter.encoding,
-      })),
-      now,
-    });
+    appended = await conversationRepository.appendFloorAfterHead(
+      tx,
+      appendedFloorInput(input, branch.id, branch.head_floor_id, now),
+    );
   } catch (error) {
     if (isUniqueViolation(error)) throw generationConflict(branch.id);
     throw error;
@@ -102,6 +84,72 @@ export async function appendUserFloor(tx: Tx, input: AppendUserFloorInput): Prom
   if (!floor || !page) throw generationConflict(branch.id);
   if (!moved) throw generationTargetStale(branch.id);
   return { floor, input: { page, messages }, branch: moved };
+}
+
+/** The rows of a new floor after `headFloorId`: ids, the input page's checksum, stored token counts. */
+function appendedFloorInput(
+  input: AppendUserFloorInput,
+  branchId: string,
+  headFloorId: string | null,
+  now: number,
+): AppendFloorAfterHeadInput {
+  const counter = tokenCounter(MESSAGE_TOKEN_ENCODING);
+  return {
+    branchId,
+    headFloorId,
+    floor: {
+      id: newId(ID_PREFIX.floor),
+      account_id: input.session.account_id,
+      session_id: input.session.id,
+      state: input.state ?? 'generating',
+    },
+    newLineId: newId(FLOOR_LINE_PREFIX),
+    page: { id: newId(ID_PREFIX.page), checksum: pageChecksum(input.messages) },
+    messages: input.messages.map((m, seq) => ({
+      id: newId(ID_PREFIX.message),
+      seq,
+      role: m.role,
+      content: m.content,
+      content_format: m.content_format ?? 'text',
+      is_hidden: m.is_hidden ?? false,
+      source: m.source,
+      token_count: counter.count(m.content),
+      token_encoding: counter.encoding,
+    })),
+    now,
+  };
+}
+
+/**
+ * The start of a respond turn without a transaction (docs/decisions.md "Turn latency"): the
+ * generating floor after `expectedHeadFloorId` with its input page, the head moved and the `running`
+ * run, in one autocommit statement. `undefined` when a check did not pass (nothing written): the
+ * caller then runs the locked path (`appendUserFloor` + the run insert), which names the error. A
+ * concurrent generating floor or running run answers 409 `generation_conflict`.
+ */
+export async function startRespondTurn(
+  db: Executor,
+  input: AppendUserFloorInput & { expectedHeadFloorId: string | null },
+  run: { id: string; run_type: string; detached: boolean; temp_id: string; lease_expires_at: number },
+): Promise<(AppendedFloor & { run: GenerationRunRow }) | undefined> {
+  const now = input.now ?? Date.now();
+  let started;
+  try {
+    started = await conversationRepository.startTurn(db, {
+      ...appendedFloorInput(input, input.branchId, input.expectedHeadFloorId, now),
+      run,
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw generationConflict(input.branchId);
+    throw error;
+  }
+  if (!started) return undefined;
+  return {
+    floor: started.floor,
+    input: { page: started.page, messages: started.messages },
+    branch: started.branch,
+    run: started.run,
+  };
 }
 
 export interface CommitFloorInput {
@@ -138,7 +186,8 @@ export async function commitFloor(
     now,
   );
   if (!floor) throw commitConflict(input.floorId);
-  const output = await writePage(tx, floor, 'output', input.messages, { active: true, now });
+  // A generating floor has only its input page: this is its first output page.
+  const output = await writePage(tx, floor, 'output', input.messages, { active: true, now, first: true });
   return { floor, output };
 }
 

@@ -40,42 +40,36 @@ export function pageChecksum(messages: MessageInput[]): string {
 
 /**
  * Writes a page of a floor with its messages: the next page_no of the floor, the next version of its
- * kind, the checksum, and each message's token count (o200k, never recounted). With `active`, the
- * other pages of that kind are deactivated first (the caller holds the floor's row lock).
+ * kind, the checksum, and each message's token count (o200k, never recounted), in one statement. With
+ * `active`, the other pages of that kind are deactivated first (the caller holds the floor's row lock),
+ * unless the caller knows the page is the first of its kind on the floor (`first`: a respond's output).
  */
 export async function writePage(
   tx: Tx,
   floor: Pick<FloorRow, 'id' | 'account_id' | 'session_id'>,
   kind: PageRow['page_kind'],
   messages: MessageInput[],
-  options: { active: boolean; now: number },
+  options: { active: boolean; now: number; first?: boolean },
 ): Promise<PageWithMessages> {
   const { now } = options;
-  const { pageNo, version } = await conversationRepository.nextPageNumbers(tx, floor.id, kind);
   const pageId = newId(ID_PREFIX.page);
-  if (options.active) await conversationRepository.deactivateOtherPages(tx, floor.id, kind, pageId, now);
-  const page = await conversationRepository.insertPage(tx, {
-    id: pageId,
-    account_id: floor.account_id,
-    session_id: floor.session_id,
-    floor_id: floor.id,
-    page_no: pageNo,
-    page_kind: kind,
-    is_active: options.active,
-    version,
-    checksum: pageChecksum(messages),
-    created_at: now,
-    updated_at: now,
-  });
+  if (options.active && !options.first)
+    await conversationRepository.deactivateOtherPages(tx, floor.id, kind, pageId, now);
   const counter = tokenCounter(MESSAGE_TOKEN_ENCODING);
-  const rows = await conversationRepository.insertMessages(
+  return conversationRepository.insertPageWithMessages(
     tx,
-    messages.map((m, seq) => ({
-      id: newId(ID_PREFIX.message),
+    {
+      id: pageId,
       account_id: floor.account_id,
       session_id: floor.session_id,
       floor_id: floor.id,
-      page_id: page.id,
+      page_kind: kind,
+      is_active: options.active,
+      checksum: pageChecksum(messages),
+      created_at: now,
+    },
+    messages.map((m, seq) => ({
+      id: newId(ID_PREFIX.message),
       seq,
       role: m.role,
       content: m.content,
@@ -84,8 +78,6 @@ export async function writePage(
       source: m.source,
       token_count: counter.count(m.content),
       token_encoding: counter.encoding,
-      created_at: now,
     })),
   );
-  return { page, messages: rows };
 }

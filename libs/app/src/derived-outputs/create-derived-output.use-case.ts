@@ -8,7 +8,13 @@ import {
   type DerivedOutputStatus,
 } from '@hearth/domain';
 import { CAPABILITIES, grantFor, type Actor, type ProjectRole } from '@hearth/permissions';
-import { derivedOutputWritesRepository, type Db, type DerivedOutputRow } from '@hearth/persistence';
+import {
+  derivedOutputWritesRepository,
+  type CreateDerivedOutputOutcome,
+  type CreateDerivedOutputStatement,
+  type Db,
+  type DerivedOutputRow,
+} from '@hearth/persistence';
 import { DB } from '@hearth/platform';
 import { ProjectEventWriter } from '../events/project-event-writer';
 import {
@@ -19,6 +25,7 @@ import {
 } from './derived-output-access';
 import { DerivedOutputJournal } from './derived-output-journal';
 import { derivedOutputSourcesError, type DerivedOutputSources } from './derived-output-sources';
+import { GroupCommit } from './group-commit';
 
 export interface CreateDerivedOutputInput {
   domain: string;
@@ -34,6 +41,13 @@ export interface CreateDerivedOutputInput {
 const WRITER_ROLES: readonly ProjectRole[] = CAPABILITIES[WRITE_CAPABILITY];
 
 /**
+ * Group commit of creates (see GroupCommit): at most 64 per statement, one per Project (so each
+ * Project's counter is bumped once per statement and its sequences follow arrival order); a batch
+ * held up for 50 ms (a lock) lets the next one start, at most 4 at once.
+ */
+const GROUP_COMMIT = { maxBatch: 64, stallMs: 50, maxInFlight: 4 };
+
+/**
  * `POST /projects/:id/derived-outputs` (owner, deriver): row, operation log and Project event in one
  * transaction; the event wake-up is published after commit.
  *
@@ -44,6 +58,11 @@ const WRITER_ROLES: readonly ProjectRole[] = CAPABILITIES[WRITE_CAPABILITY];
  * derived output route: access (404 / 403), archived Project (409), then the sources (404 / 409).
  * Input errors (domain, status, value: 400 / 413) come after the access checks, so an invalid body
  * first runs the access check alone.
+ *
+ * Group commit: the statement goes through `batcher`. A create arriving while another create
+ * statement is in flight waits for it and is then written together with the others that waited,
+ * by one statement (derivedOutputWritesRepository.createBatchWithJournal) whose per-item outcome is
+ * exactly the single statement's; a lone create runs the single statement at once.
  */
 @Injectable()
 export class CreateDerivedOutputUseCase {
@@ -53,6 +72,17 @@ export class CreateDerivedOutputUseCase {
     private readonly journal: DerivedOutputJournal,
     private readonly events: ProjectEventWriter,
   ) {}
+
+  /** Creates of this process waiting for, or in, the statement that writes them. */
+  readonly batcher = new GroupCommit<CreateDerivedOutputStatement, CreateDerivedOutputOutcome>(
+    {
+      key: (statement) => statement.projectId,
+      one: (statement) => derivedOutputWritesRepository.createWithJournal(this.db, statement),
+      many: (statements) =>
+        derivedOutputWritesRepository.createBatchWithJournal(this.db, WRITER_ROLES, statements),
+    },
+    GROUP_COMMIT,
+  );
 
   async execute(actor: Actor, projectId: string, input: CreateDerivedOutputInput): Promise<DerivedOutputRow> {
     let checked: { domain: string; status: DerivedOutputStatus; value: ReturnType<typeof serialiseValue> };
@@ -97,7 +127,7 @@ export class CreateDerivedOutputUseCase {
       changed,
       null,
     );
-    const outcome = await derivedOutputWritesRepository.createWithJournal(this.db, {
+    const outcome = await this.batcher.submit({
       projectId,
       writer: actor,
       writerRoles: WRITER_ROLES,

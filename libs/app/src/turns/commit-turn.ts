@@ -12,7 +12,7 @@ import {
   type Tx,
   type UnitOfWork,
 } from '@hearth/persistence';
-import { DB, type LlmResult } from '@hearth/platform';
+import { CONFIG, DB, type AppConfig, type LlmResult } from '@hearth/platform';
 import { commitConflict, generationTargetStale } from '../conversation/conversation-errors';
 import { commitFloor, discardGeneratingFloor } from '../conversation/floor-writes';
 import { MESSAGE_TOKEN_ENCODING, writePage, type PageWithMessages } from '../conversation/message-writes';
@@ -55,6 +55,7 @@ export function storedOutputText(engineInput: PromptEngineInput, text: string): 
 export class TurnCommitter {
   constructor(
     @Inject(DB) private readonly db: Db,
+    @Inject(CONFIG) private readonly config: AppConfig,
     private readonly logs: OperationLogWriter,
     private readonly events: ProjectEventWriter,
   ) {}
@@ -78,6 +79,8 @@ export class TurnCommitter {
     try {
       const result = await inTransaction(this.db, async (uow) => {
         const { tx } = uow;
+        // A lock held longer than this fails the commit with 503 `commit_busy` (generate-run.ts).
+        await generationRunsRepository.setLockTimeout(tx, this.config.turnCommitLockTimeoutMs);
         let floor: FloorRow;
         let page: PageWithMessages;
         if (state.kind === 'respond') {

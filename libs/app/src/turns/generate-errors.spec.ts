@@ -32,8 +32,9 @@ describe('generationError', () => {
     expect(generationError(conflict, null)).toBe(conflict);
   });
 
-  it('rethrows what is not a provider failure', () => {
-    const bug = new TypeError('boom');
-    expect(() => generationError(bug, null)).toThrow(bug);
+  it('answers 500 orchestration_failed for what is not a provider failure', () => {
+    const failure = generationError(new TypeError('boom'), null);
+    expect(failure).toMatchObject({ code: 'orchestration_failed', status: 500 });
+    expect(failure.message).not.toContain('boom');
   });
 });

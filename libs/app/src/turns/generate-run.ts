@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainError } from '@hearth/domain';
+import { classifyDatabaseError } from '@hearth/persistence';
 import {
   LLM_CLIENT,
   LOGGER,
@@ -12,7 +13,7 @@ import {
   type LlmTarget,
 } from '@hearth/platform';
 import { TurnCommitter } from './commit-turn';
-import { generationCancelled, generationError } from './generate-errors';
+import { commitBusy, generationCancelled, generationError } from './generate-errors';
 import type { PreparedTurnState, TurnResult } from './generate-turn.types';
 import type { LiveRun, RunListener, RunSnapshot } from './runs/live-run';
 
@@ -74,6 +75,7 @@ export interface TurnStart {
  */
 export class PreparedTurn {
   private execution: Promise<TurnOutcome> | null = null;
+  private settled: Array<() => void> = [];
 
   constructor(
     readonly state: PreparedTurnState,
@@ -108,8 +110,15 @@ export class PreparedTurn {
 
   /** Generates and commits (or records the failure); never throws. Runs once. */
   execute(): Promise<TurnOutcome> {
-    this.execution ??= this.runner.execute(this.state, this.run);
+    this.execution ??= this.runner.execute(this.state, this.run).finally(() => {
+      for (const action of this.settled.splice(0)) action();
+    });
     return this.execution;
+  }
+
+  /** Runs `action` once the turn has committed or failed (its generation slot is released). */
+  onSettled(action: () => void): void {
+    this.settled.push(action);
   }
 }
 
@@ -174,7 +183,18 @@ export class TurnRunner {
       result = await upstream.result;
       if (run.controller.signal.aborted) throw generationCancelled(run.cancelReason ?? 'cancelled');
     } catch (error) {
-      return this.fail(state, run, generationError(error, run.cancelReason));
+      const failure = generationError(error, run.cancelReason);
+      if (failure.code === 'orchestration_failed')
+        this.logger.error(
+          {
+            msg: 'turn orchestration failed',
+            run_id: run.id,
+            error: String(error),
+            stack: (error as Error)?.stack,
+          },
+          'TurnRunner',
+        );
+      return this.fail(state, run, failure);
     }
 
     // A non-streamed answer (stream: false) still reaches a streaming client, as one chunk.
@@ -188,6 +208,8 @@ export class TurnRunner {
       return { ok: true, result: committed };
     } catch (error) {
       if (!(error instanceof DomainError)) {
+        // A lock the commit waited for longer than TURN_COMMIT_LOCK_TIMEOUT_MS: 503 `commit_busy`.
+        if (classifyDatabaseError(error) === 'busy') return this.fail(state, run, commitBusy());
         this.logger.error(
           { msg: 'turn commit failed', run_id: run.id, error: String(error), stack: (error as Error)?.stack },
           'TurnRunner',

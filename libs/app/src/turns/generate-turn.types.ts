@@ -45,6 +45,13 @@ export type TurnRequest = TurnOptions &
         message: string;
         branch_id?: string | null;
         source_floor_id?: string | null;
+        /** Spec 2 session state writes: client data is not enabled here (503 `feature_unavailable`). */
+        session_state_writes?: Array<{
+          namespace: string;
+          slot: string;
+          value?: unknown;
+          delete?: true;
+        }> | null;
       }
     | { kind: 'regenerate'; sessionId: string; branch_id?: string | null }
     | { kind: 'retry_floor'; floorId: string }

@@ -10,10 +10,11 @@ import {
   type BranchRow,
   type Db,
   type FloorRow,
+  type GenerationRunRow,
   type MessageRow,
   type Tx,
 } from '@hearth/persistence';
-import { CONFIG, DB, type AppConfig, type LlmParams } from '@hearth/platform';
+import { CONFIG, DB, LOGGER, type AppConfig, type JsonLogger, type LlmParams } from '@hearth/platform';
 import { ensureConversationWritable, requireFloor } from '../conversation/conversation-access';
 import {
   branchNotFound,
@@ -21,11 +22,18 @@ import {
   generationConflict,
   generationTargetStale,
 } from '../conversation/conversation-errors';
-import { appendUserFloor, discardGeneratingFloor } from '../conversation/floor-writes';
+import {
+  appendUserFloor,
+  discardGeneratingFloor,
+  startRespondTurn,
+  type AppendedFloor,
+} from '../conversation/floor-writes';
 import { loadFloorsWithPages } from '../conversation/floor-reads';
 import { ensureMainBranch, MAIN_BRANCH } from '../conversation/session-conversation';
 import { ResolveModelForTurnUseCase } from '../llm-profiles/resolve-model-for-turn.use-case';
+import { orchestrationError } from './generate-errors';
 import { TurnRunner, type PreparedTurn } from './generate-run';
+import { GenerationSlots } from './generation-slots';
 import type { PreparedTurnState, TurnKind, TurnRequest } from './generate-turn.types';
 import { RUN_LEASE_MS, RunRegistry } from './runs/run-registry';
 import { RUN_ID_PREFIX } from './runs/live-run';
@@ -57,9 +65,31 @@ export class GenerateTurnUseCase {
     private readonly resolveModel: ResolveModelForTurnUseCase,
     private readonly registry: RunRegistry,
     private readonly runner: TurnRunner,
-  ) {}
+    @Inject(LOGGER) private readonly logger: JsonLogger,
+  ) {
+    this.slots = new GenerationSlots(config.generationConcurrency);
+  }
 
+  private readonly slots: GenerationSlots;
+
+  /**
+   * Waits for a generation slot (503 `generation_queue_timeout`), then prepares the turn; the slot is
+   * released when the turn has ended, or at once when preparing fails. An unexpected failure (not a
+   * domain error, not the database being unavailable or busy) answers 500 `orchestration_failed`.
+   */
   async prepare(actor: Actor, request: TurnRequest): Promise<PreparedTurn> {
+    const release = await this.slots.acquire(this.config.generationQueueTimeoutMs);
+    try {
+      const prepared = await this.prepareTurn(actor, request);
+      prepared.onSettled(release);
+      return prepared;
+    } catch (error) {
+      release();
+      throw orchestrationError(error, this.logger);
+    }
+  }
+
+  private async prepareTurn(actor: Actor, request: TurnRequest): Promise<PreparedTurn> {
     switch (request.kind) {
       case 'respond':
         return this.prepareRespond(actor, request);
@@ -102,6 +132,7 @@ export class GenerateTurnUseCase {
     const model = this.resolve(actor, request.sessionId, request);
     model.catch(() => undefined);
     let ctx = await load();
+    checkSessionStateWrites(request.session_state_writes ?? null);
     if (ctx.parentFloor?.state === 'generating') {
       // The head is another turn's generating floor: 409, unless that turn's process died (its run's
       // lease expired): then its floor is removed and the context read again.
@@ -114,16 +145,55 @@ export class GenerateTurnUseCase {
     // `source_floor_id` on respond names the floor the client answers: it must still be the head.
     if (request.source_floor_id && ctx.parentFloor?.id !== ctx.branch.head_floor_id)
       throw generationTargetStale(ctx.branch.id);
-    const [running, { engineInput, prompt, target, params }] = await Promise.all([
-      generationRunsRepository.findRunningOfBranch(this.db, ctx.branch.id),
-      this.assemble(actor, ctx, request, model),
-    ]);
+    const running = ctx.runningRun;
+    const { engineInput, prompt, target, params } = await this.assemble(actor, ctx, request, model);
     if (running && running.lease_expires_at >= Date.now()) throw generationConflict(ctx.branch.id);
     const userText = prompt.user_input_processed ?? request.message;
     const stream = request.generation_params?.stream ?? true;
     // The provider call starts now, in parallel with the lock transaction (A8); a turn that does not
     // get the lock aborts it. A branch whose running run looked stale waits for the lock instead.
     const upstream = running ? null : this.runner.startUpstream({ target, prompt, params, stream });
+
+    const detach = request.detach === true;
+    const respondState = (appended: AppendedFloor): PreparedTurnState => ({
+      kind: 'respond',
+      actor,
+      session: ctx.session,
+      project: ctx.project,
+      role: ctx.role,
+      branch: appended.branch,
+      floor: appended.floor,
+      edit: null,
+      engineInput,
+      prompt,
+      target,
+      params,
+      stream,
+      debug: request.debug_options ?? {},
+      fromStepIndex: null,
+      inputLength: request.message.length,
+      upstream,
+    });
+    const userMessages = [{ role: 'user' as const, content: userText, source: 'user' }];
+
+    // The usual case in one autocommit statement (docs/decisions.md "Turn latency"); when one of its
+    // checks does not pass, nothing was written and the locked path below decides.
+    if (!running && ctx.branch.id !== MAIN_BRANCH) {
+      const started = await startRespondTurn(
+        this.db,
+        {
+          session: ctx.session,
+          branchId: ctx.branch.id,
+          messages: userMessages,
+          expectedHeadFloorId: ctx.branch.head_floor_id,
+        },
+        this.newRun('respond', detach),
+      ).catch((error: unknown) => {
+        upstream?.abort();
+        throw error;
+      });
+      if (started) return this.startRun(respondState(started), started.run);
+    }
 
     return inTransaction(this.db, async ({ tx }) => {
       const branch = ctx.branch.id === MAIN_BRANCH ? await ensureMainBranch(tx, ctx.session) : ctx.branch;
@@ -132,7 +202,7 @@ export class GenerateTurnUseCase {
       const appended = await appendUserFloor(tx, {
         session: ctx.session,
         branchId: branch.id,
-        messages: [{ role: 'user', content: userText, source: 'user' }],
+        messages: userMessages,
         expectedHeadFloorId: ctx.branch.id === MAIN_BRANCH ? null : ctx.branch.head_floor_id,
       }).catch(async (error: unknown) => {
         // The head moved because another turn is generating on the branch: that is the conflict.
@@ -142,26 +212,7 @@ export class GenerateTurnUseCase {
         }
         throw error;
       });
-      const state: PreparedTurnState = {
-        kind: 'respond',
-        actor,
-        session: ctx.session,
-        project: ctx.project,
-        role: ctx.role,
-        branch: appended.branch,
-        floor: appended.floor,
-        edit: null,
-        engineInput,
-        prompt,
-        target,
-        params,
-        stream,
-        debug: request.debug_options ?? {},
-        fromStepIndex: null,
-        inputLength: request.message.length,
-        upstream,
-      };
-      return this.lock(tx, state, request.detach === true);
+      return this.lock(tx, respondState(appended), detach);
     }).catch((error: unknown) => {
       upstream?.abort();
       throw error;
@@ -349,25 +400,33 @@ export class GenerateTurnUseCase {
       await discardGeneratingFloor(tx, expired.floor_id, now);
   }
 
+  /** The values of a new `running` run (the rest comes from the turn). */
+  private newRun(runType: TurnKind, detached: boolean) {
+    return {
+      id: newId(RUN_ID_PREFIX),
+      run_type: runType,
+      detached,
+      temp_id: newId('tmp'),
+      lease_expires_at: Date.now() + RUN_LEASE_MS,
+    };
+  }
+
   /** Inserts the `running` run: the branch's lock for every kind of turn (partial unique index). */
   private async lock(tx: Tx, state: PreparedTurnState, detach: boolean): Promise<PreparedTurn> {
     const now = Date.now();
+    const run = this.newRun(state.kind, detach);
     let inserted;
     try {
       inserted = await generationRunsRepository.insert(tx, {
-        id: newId(RUN_ID_PREFIX),
+        ...run,
         account_id: state.session.account_id,
         session_id: state.session.id,
         branch_id: state.branch.id,
         floor_id: state.floor.id,
-        run_type: state.kind,
         status: 'running',
         phase: 'generating',
-        detached: detach,
-        temp_id: newId('tmp'),
         error: null,
         pending_reasoning: null,
-        lease_expires_at: now + RUN_LEASE_MS,
         started_at: now,
         updated_at: now,
         completed_at: null,
@@ -376,7 +435,35 @@ export class GenerateTurnUseCase {
       if (isUniqueViolation(error)) throw generationConflict(state.branch.id);
       throw error;
     }
-    const run = this.registry.create(inserted);
-    return this.runner.prepared(state, run);
+    return this.startRun(state, inserted);
   }
+
+  /** The turn, ready for its transport, once its `running` run row exists. */
+  private startRun(state: PreparedTurnState, inserted: GenerationRunRow): PreparedTurn {
+    return this.runner.prepared(state, this.registry.create(inserted));
+  }
+}
+
+/**
+ * `session_state_writes` (spec 2): each item has exactly one of `value` and `delete` (400
+ * `validation_error`); a non-empty list needs client data, which this service does not enable (503
+ * `feature_unavailable`, docs/decisions.md "Turns and runs"). Checked after access, before anything
+ * is written.
+ */
+function checkSessionStateWrites(
+  writes: Extract<TurnRequest, { kind: 'respond' }>['session_state_writes'] | null,
+): void {
+  if (!writes || writes.length === 0) return;
+  const fields = writes.flatMap((w, i) =>
+    (w.value !== undefined) === (w.delete === true)
+      ? [{ field: `session_state_writes[${i}]`, message: 'exactly one of value and delete' }]
+      : [],
+  );
+  if (fields.length > 0)
+    throw new DomainError('validation_error', 400, 'Invalid session_state_writes', { fields });
+  throw new DomainError(
+    'feature_unavailable',
+    503,
+    'Session state writes need client data, which is not enabled on this service',
+  );
 }

@@ -13,22 +13,24 @@ import {
   promptRuntimeRepository,
   regexProfilesRepository,
   sessionPromptSettingsRepository,
-  sessionsRepository,
   transcriptRepository,
   turnHistoryRepository,
+  turnStateRepository,
   userCardsRepository,
   worldbooksRepository,
-  type AssetVersionRow,
   type BranchRow,
   type Executor,
   type FloorRow,
   type LineageMessageRow,
   type LineRange,
   type SessionRow,
+  type BranchState,
 } from '@hearth/persistence';
 import type { AppConfig } from '@hearth/platform';
 import { characterLorebook, storedCardOf } from '../characters/character-rules';
 import { isInLineage, readBranchHistory } from '../conversation/floor-reads';
+import { TurnHistoryCache } from './history-cache';
+import { deepFreeze, LruMap } from './lru-map';
 import { MAIN_BRANCH } from '../conversation/session-conversation';
 import { readAssetVersionData } from '../presets/library-asset-versions';
 import { effectivePromptSettings, storedSettings } from '../prompt-settings/prompt-settings-rules';
@@ -92,21 +94,18 @@ export async function loadTurnContext(
   const warnings: TurnContextWarning[] = [];
   const requestInjections = checkRequestInjections(request.requestInjections);
 
-  const session = await sessionsRepository.findSession(db, request.sessionId);
-  if (!session) throw sessionNotFound();
-  // The branch with its head is read while access is checked (docs/decisions.md "Turn latency"); a
-  // denied caller gets the access error first and nothing read is used.
-  const branchRead = resolveBranch(db, session, request.branchId ?? null);
+  // The session with its Project and the branch with what a turn reads of it are read at once
+  // (docs/decisions.md "Turn latency"); nothing read is used before the access check has passed, and
+  // a missing session still answers before a missing branch.
+  const sessionRead = turnStateRepository.sessionWithProject(db, request.sessionId);
+  const branchRead = readBranchState(db, request.sessionId, request.branchId ?? null, now);
   branchRead.catch(() => undefined);
-  const { project, role } = await access.require(
-    actor,
-    session.project_id,
-    request.access === 'write' ? 'project.session.write' : 'project.read',
-    { db, notFoundCode: 'session_not_found' },
-  );
+  const found = await sessionRead;
+  if (!found) throw sessionNotFound();
+  const { session } = found;
 
-  // The library reads depend only on the session: they start while the branch and floor are checked
-  // (marked handled, so a 404 below never leaves a rejection unhandled; awaited again below).
+  // The library reads depend only on the session: they start while access, branch and floor are
+  // checked (marked handled, so an error below never leaves a rejection unhandled; awaited below).
   const characterRead = loadCharacter(db, session, warnings);
   const personaRead = loadPersona(db, session, warnings);
   const presetRead = loadPreset(db, session, warnings);
@@ -114,29 +113,42 @@ export async function loadTurnContext(
   const worldbooksRead = loadWorldbooks(db, session, warnings);
   for (const read of [characterRead, personaRead, presetRead, regexRead, worldbooksRead])
     read.catch(() => undefined);
-  const { branch, head, headRanges } = await branchRead;
+  const { project, role } = await access.requireOn(
+    actor,
+    found.project,
+    request.access === 'write' ? 'project.session.write' : 'project.read',
+    { db, notFoundCode: 'session_not_found' },
+  );
+
+  const state = (await branchRead) ?? (await emptyMainBranch(db, session, request, now));
+  const { branch, head, headRanges, historyRev, runtime } = state;
   const parentFloor = await resolveParentFloor(db, session, branch, head, request.sourceFloorId ?? null);
   const nextFloorNo = parentFloor ? parentFloor.floor_no + 1 : 0;
 
   const model = turnModelFromConfig(deps.config ?? null);
   const encoding = encodingForModel(model?.model_id ?? null);
 
-  const [character, persona, preset, regexProfile, worldbooks, history, runtime, variables, settingsRow] =
-    await Promise.all([
-      characterRead,
-      personaRead,
-      presetRead,
-      regexRead,
-      worldbooksRead,
-      readTurnHistory(db, branch, parentFloor, parentFloor && parentFloor === head ? headRanges : null),
-      promptRuntimeRepository.loadForTurn(db, session.id, branch.id, now),
-      loadCheckedTurnVariables(db, session.account_id, {
-        sessionId: session.id,
-        branchId: branch.head_floor_id === null && branch.id === MAIN_BRANCH ? null : branch.id,
-        floorId: parentFloor?.id ?? null,
-      }),
-      sessionPromptSettingsRepository.find(db, session.id),
-    ]);
+  const [character, persona, preset, regexProfile, worldbooks, history, variables] = await Promise.all([
+    characterRead,
+    personaRead,
+    presetRead,
+    regexRead,
+    worldbooksRead,
+    readTurnHistory(
+      db,
+      session.id,
+      branch,
+      historyRev,
+      parentFloor,
+      parentFloor === head ? headRanges : null,
+    ),
+    loadCheckedTurnVariables(db, session.account_id, {
+      sessionId: session.id,
+      branchId: branch.head_floor_id === null && branch.id === MAIN_BRANCH ? null : branch.id,
+      floorId: parentFloor?.id ?? null,
+    }),
+  ]);
+  const settingsRow = state.promptSettings ?? undefined;
   // The session's prompt settings (docs/decisions.md "Prompt settings"): written value, else ST's default.
   const storedPromptSettings = storedSettings(settingsRow);
   const promptSettings = effectivePromptSettings(storedPromptSettings);
@@ -242,7 +254,18 @@ export async function loadTurnContext(
     dry_run: request.dryRun === true,
     token_encoding: encoding,
   };
-  return { session, project, role, branch, parentFloor, nextFloorNo, engineInput, model, warnings };
+  return {
+    session,
+    project,
+    role,
+    branch,
+    parentFloor,
+    nextFloorNo,
+    engineInput,
+    model,
+    warnings,
+    runningRun: state.runningRun,
+  };
 }
 
 /**
@@ -381,34 +404,60 @@ export function checkRequestInjections(
  * The branch (`main` by default), its head floor (null: none, or gone) and the head's lineage ranges,
  * in one read.
  */
-async function resolveBranch(
+/**
+ * The branch a turn runs on with its state (`main` by default, or a branch id of the session), or
+ * undefined when the session has no `main` branch row yet (see emptyMainBranch); 404
+ * `branch_not_found` for any other missing branch.
+ */
+async function readBranchState(
   db: Executor,
-  session: SessionRow,
+  sessionId: string,
   branchId: string | null,
-): Promise<{ branch: BranchRow; head: FloorRow | null; headRanges: LineRange[] }> {
+  now: number,
+): Promise<BranchState | undefined> {
   if (branchId === null || branchId === MAIN_BRANCH) {
-    const main = await conversationRepository.findBranchAndHead(db, session.id, { name: MAIN_BRANCH });
-    if (main) return main;
-    if (branchId !== null) throw branchNotFound();
-    // A session made before branches existed and never touched since: an empty `main` (not written).
-    return {
-      branch: {
-        id: MAIN_BRANCH,
-        account_id: session.account_id,
-        session_id: session.id,
-        name: MAIN_BRANCH,
-        source_floor_id: null,
-        head_floor_id: null,
-        created_at: session.created_at,
-        updated_at: session.updated_at,
-      },
-      head: null,
-      headRanges: [],
-    };
+    const main = await turnStateRepository.branchState(db, sessionId, { name: MAIN_BRANCH }, now);
+    if (main || branchId === null) return main;
+    throw branchNotFound();
   }
-  const found = await conversationRepository.findBranchAndHead(db, session.id, { id: branchId });
+  const found = await turnStateRepository.branchState(db, sessionId, { id: branchId }, now);
   if (!found) throw branchNotFound();
   return found;
+}
+
+/**
+ * A session made before branches existed and never touched since: an empty `main` (not written). Its
+ * policies, injections and settings are read on their own, as the branch statement had no row.
+ */
+async function emptyMainBranch(
+  db: Executor,
+  session: SessionRow,
+  request: TurnContextRequest,
+  now: number,
+): Promise<BranchState> {
+  if (request.branchId && request.branchId !== MAIN_BRANCH) throw branchNotFound();
+  const [runtime, settings] = await Promise.all([
+    promptRuntimeRepository.loadForTurn(db, session.id, MAIN_BRANCH, now),
+    sessionPromptSettingsRepository.find(db, session.id),
+  ]);
+  return {
+    branch: {
+      id: MAIN_BRANCH,
+      account_id: session.account_id,
+      session_id: session.id,
+      name: MAIN_BRANCH,
+      source_floor_id: null,
+      head_floor_id: null,
+      created_at: session.created_at,
+      updated_at: session.updated_at,
+    },
+    head: null,
+    headRanges: [],
+    historyRev: 0,
+    runtime,
+    promptSettings: settings ?? null,
+    runningRun: null,
+  };
 }
 
 async function resolveParentFloor(
@@ -440,21 +489,28 @@ async function loadCharacter(
   session: SessionRow,
   warnings: TurnContextWarning[],
 ): Promise<LoadedCharacter | null> {
-  let version: AssetVersionRow | undefined;
+  let versionId: string;
   if (session.character_version_id) {
-    version = await assetVersionsRepository.findOfAccount(
-      db,
-      session.account_id,
-      session.character_version_id,
-      'character',
-    );
+    versionId = session.character_version_id;
   } else if (session.character_id) {
     const character = await charactersRepository.findOfAccount(db, session.account_id, session.character_id);
-    if (character)
-      version = await assetVersionsRepository.findOfAsset(db, character.id, character.latest_version_id);
+    versionId = character?.latest_version_id ?? '';
   } else {
     return null;
   }
+  // A version never changes: what was loaded (and checked to be a character of this account) once
+  // is reused, with the same lorebook entries array (the engine's per-book preparation is kept).
+  const key = `${session.account_id}\n${versionId}`;
+  const cached = characterVersions.get(key);
+  if (cached) {
+    if (cached.bookUnreadable) warnings.push(characterBookUnreadable());
+    return cached.character;
+  }
+  const version = versionId
+    ? session.character_version_id
+      ? await assetVersionsRepository.findOfAccount(db, session.account_id, versionId, 'character')
+      : await assetVersionsRepository.findOfAsset(db, session.character_id!, versionId)
+    : undefined;
   if (!version) {
     warnings.push({
       code: 'character_unavailable',
@@ -466,24 +522,30 @@ async function loadCharacter(
   }
   const stored = storedCardOf(version);
   let book: LoadedCharacter['book'] = null;
+  let bookUnreadable = false;
   try {
     const normalized = characterLorebook(stored);
     if (normalized) book = { name: normalized.name ?? null, entries: normalized.entries };
   } catch {
-    warnings.push({
-      code: 'character_book_unreadable',
-      message: 'The card’s character_book cannot be read; skipped',
-    });
+    bookUnreadable = true;
+    warnings.push(characterBookUnreadable());
   }
-  return {
+  const character: LoadedCharacter = deepFreeze({
     characterId: version.asset_id,
     versionId: version.id,
     versionNo: version.version_no,
     createdAt: version.created_at,
     data: stored.data as Record<string, unknown>,
     book,
-  };
+  });
+  characterVersions.set(key, { character, bookUnreadable });
+  return character;
 }
+
+const characterBookUnreadable = (): TurnContextWarning => ({
+  code: 'character_book_unreadable',
+  message: 'The card’s character_book cannot be read; skipped',
+});
 
 async function loadPersona(
   db: Executor,
@@ -512,10 +574,16 @@ async function loadPreset(
 ): Promise<{ id: string; versionNo: number; updatedAt: number; data: unknown } | null> {
   if (!session.preset_id) return null;
   const preset = await presetsRepository.findOfAccount(db, session.account_id, session.preset_id);
-  const version = preset
-    ? await assetVersionsRepository.findOfAsset(db, preset.id, preset.latest_version_id)
-    : undefined;
-  if (!preset || !version) {
+  // The version's parsed file, once per version (versions never change).
+  let data = preset ? presetVersions.get(preset.latest_version_id) : undefined;
+  if (preset && data === undefined) {
+    const version = await assetVersionsRepository.findOfAsset(db, preset.id, preset.latest_version_id);
+    if (version) {
+      data = deepFreeze(await readAssetVersionData(db, version));
+      presetVersions.set(preset.latest_version_id, data);
+    }
+  }
+  if (!preset || data === undefined) {
     warnings.push({
       code: 'preset_unavailable',
       message: 'The session’s preset is not available; the turn runs without a preset',
@@ -523,13 +591,16 @@ async function loadPreset(
     });
     return null;
   }
-  return {
-    id: preset.id,
-    versionNo: preset.version_no,
-    updatedAt: preset.updated_at,
-    data: await readAssetVersionData(db, version),
-  };
+  return { id: preset.id, versionNo: preset.version_no, updatedAt: preset.updated_at, data };
 }
+
+/**
+ * Loaded asset versions, by version id (a version is immutable; docs/decisions.md "Turn history
+ * cache"). Frozen, so nothing a turn does can change what the next turn reads. Characters are keyed
+ * with the account that loaded them: a hit never skips the ownership check of another account.
+ */
+const characterVersions = new LruMap<string, { character: LoadedCharacter; bookUnreadable: boolean }>(500);
+const presetVersions = new LruMap<string, unknown>(200);
 
 async function loadRegexProfile(
   db: Executor,
@@ -569,12 +640,16 @@ async function loadRegexProfile(
 }
 
 /**
- * The lineage of the parent floor (its line ranges), active pages only, oldest first. Floors written
- * before lines (test factories) are read by the conversation's general reader.
+ * The lineage of the parent floor (its line ranges), active pages only, oldest first. Committed floors
+ * come from the history cache under the session's revision (docs/decisions.md "Turn history cache");
+ * only the floors it does not hold are read. Floors written before lines (test factories) are read by
+ * the conversation's general reader.
  */
 async function readTurnHistory(
   db: Executor,
+  sessionId: string,
   branch: BranchRow,
+  historyRev: number | null,
   parent: FloorRow | null,
   parentRanges: LineRange[] | null,
 ): Promise<Array<Pick<LineageMessageRow, HistoryColumns>>> {
@@ -586,10 +661,18 @@ async function readTurnHistory(
   const clipped = ranges
     .map((r) => ({ ...r, hi: Math.min(r.hi, parent.floor_no) }))
     .filter((r) => r.lo <= r.hi);
-  if (clipped.length > 0 && Math.min(...clipped.map((r) => r.lo)) === 0)
-    return turnHistoryRepository.activeMessages(db, clipped);
+  if (clipped.length > 0 && Math.min(...clipped.map((r) => r.lo)) === 0) {
+    if (historyRev === null || parent.state !== 'committed')
+      return turnHistoryRepository.activeMessages(db, clipped);
+    return historyCache.history(sessionId, historyRev, clipped, (missing) =>
+      turnHistoryRepository.activeMessages(db, missing),
+    );
+  }
   return (await readBranchHistory(db, branch, { uptoFloorNo: parent.floor_no })).messages;
 }
+
+/** Committed floors' messages of recent sessions: at most 32 million characters of content. */
+const historyCache = new TurnHistoryCache(32_000_000);
 
 type HistoryColumns =
   'floor_no' | 'message_id' | 'role' | 'content' | 'is_hidden' | 'token_count' | 'token_encoding';

@@ -2,7 +2,7 @@ import type { GenerationType } from '@hearth/domain/prompt/assembly/chat-complet
 import type { PromptEngineInput } from '@hearth/domain/prompt/engine';
 import type { LorebookTimedState } from '@hearth/domain/prompt/lorebook';
 import type { ProjectRole } from '@hearth/permissions';
-import type { BranchRow, FloorRow, ProjectRow, SessionRow } from '@hearth/persistence';
+import type { BranchRow, FloorRow, GenerationRunRow, ProjectRow, SessionRow } from '@hearth/persistence';
 
 /** A request-level injection item as sent (spec 2 `prompt_runtime_injections[]`), validated by the loader. */
 export interface RequestInjectionInput {
@@ -69,6 +69,8 @@ export interface TurnContext {
   model: TurnModel | null;
   /** Loading problems that did not stop the turn (a bound worldbook that is gone, …). */
   warnings: TurnContextWarning[];
+  /** The branch's `running` generation run when the context was read (another turn, or a stale one). */
+  runningRun: GenerationRunRow | null;
 }
 
 /**

@@ -105,6 +105,27 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ EVENT_STREAM_POLL_MS: '5' })).toThrow(/EVENT_STREAM_POLL_MS/);
   });
 
+  it('reads the generation slots, their queue timeout and the commit lock timeout', () => {
+    expect(loadConfig({})).toMatchObject({
+      generationConcurrency: 64,
+      generationQueueTimeoutMs: 30_000,
+      turnCommitLockTimeoutMs: 5_000,
+    });
+    expect(
+      loadConfig({
+        GENERATION_CONCURRENCY: '1',
+        GENERATION_QUEUE_TIMEOUT_MS: '250',
+        TURN_COMMIT_LOCK_TIMEOUT_MS: '100',
+      }),
+    ).toMatchObject({
+      generationConcurrency: 1,
+      generationQueueTimeoutMs: 250,
+      turnCommitLockTimeoutMs: 100,
+    });
+    expect(() => loadConfig({ GENERATION_CONCURRENCY: '0' })).toThrow(/GENERATION_CONCURRENCY/);
+    expect(() => loadConfig({ GENERATION_QUEUE_TIMEOUT_MS: 'soon' })).toThrow(/GENERATION_QUEUE_TIMEOUT_MS/);
+  });
+
   it('reads the queue key prefix, default hearth, and rejects a malformed one', () => {
     expect(loadConfig({}).queuePrefix).toBe('hearth');
     expect(loadConfig({ QUEUE_PREFIX: 'hearth-test_01' }).queuePrefix).toBe('hearth-test_01');

@@ -44,6 +44,12 @@ export interface AppConfig {
   maintenanceIntervalMs: number;
   /** `QUEUE_PREFIX`: the Redis key prefix of the job queues, so deployments sharing a Redis do not share queues. */
   queuePrefix: string;
+  /** `GENERATION_CONCURRENCY`: model generations one API process runs at once; more turns wait. */
+  generationConcurrency: number;
+  /** `GENERATION_QUEUE_TIMEOUT_MS`: a turn waiting longer for a slot answers 503 `generation_queue_timeout`. */
+  generationQueueTimeoutMs: number;
+  /** `TURN_COMMIT_LOCK_TIMEOUT_MS`: a turn's commit waiting longer for a lock answers 503 `commit_busy`. */
+  turnCommitLockTimeoutMs: number;
 }
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -202,6 +208,9 @@ export function loadConfig(env: Env, defaults: ConfigDefaults = {}): AppConfig {
     eventStreamPollMs: int('EVENT_STREAM_POLL_MS', 5_000, 10),
     maintenanceIntervalMs: int('MAINTENANCE_INTERVAL_MS', 30_000, 10),
     queuePrefix: pattern('QUEUE_PREFIX', /^[\w.{}-]{1,64}$/, 'hearth', '1-64 of: letters digits _ . - { }'),
+    generationConcurrency: int('GENERATION_CONCURRENCY', 64, 1),
+    generationQueueTimeoutMs: int('GENERATION_QUEUE_TIMEOUT_MS', 30_000, 1),
+    turnCommitLockTimeoutMs: int('TURN_COMMIT_LOCK_TIMEOUT_MS', 5_000, 1),
   };
 
   if (problems.length > 0) throw new ConfigError(problems);

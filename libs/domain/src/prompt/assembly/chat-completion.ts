@@ -345,7 +345,8 @@ export function assembleChatCompletion(input: ChatCompletionInput): ChatCompleti
     controls.push(make('system', sub(input.quiet_prompt, { where: 'quiet_prompt' }), 'quietPrompt'));
   }
   const controlTokens = controls.reduce((n, m) => n + m.tokens, 0);
-  budget.take(controlTokens);
+  // Always placed, so an overflow is reported like a mandatory prompt's.
+  budget.takeMandatory(controlTokens);
 
   // nsfw, jailbreak and every user-made relative prompt in their slots; then enhanceDefinitions.
   const userRelative = collection.filter((p) => !p.system_prompt && relative(p)).map((p) => p.identifier);
@@ -465,7 +466,8 @@ export function assembleChatCompletion(input: ChatCompletionInput): ChatCompleti
       sub(settings.new_chat_prompt, { where: 'new_chat_prompt' }),
       'newMainChat',
     );
-    budget.take(newChat.tokens);
+    // Reserved as ST's reserveBudget does, and always placed: an overflow is reported as mandatory.
+    budget.takeMandatory(newChat.tokens);
 
     const pool = withInjections.map((m): { message: Msg; injected: boolean } =>
       m.injected
@@ -490,7 +492,7 @@ export function assembleChatCompletion(input: ChatCompletionInput): ChatCompleti
           last.message.content.trim(),
         );
         continueTail = [last.message, make('system', continueNudgeText, 'continueNudge')];
-        budget.take(continueTail.reduce((n, m) => n + m.tokens, 0));
+        budget.takeMandatory(continueTail.reduce((n, m) => n + m.tokens, 0));
       }
     }
 

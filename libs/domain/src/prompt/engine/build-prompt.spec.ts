@@ -201,6 +201,22 @@ describe('prompt engine', () => {
     );
   });
 
+  it('reports an overflow of what is always placed (the new chat prompt) as mandatory_exceeded', () => {
+    // Found by the budget property: at 813 the new chat prompt no longer fits once the mandatory prompts
+    // are placed; it is still sent (as in SillyTavern), so the overflow is reported.
+    for (const maxContext of [700, 813, 820, 900, 2000]) {
+      const result = buildPrompt({
+        ...goldenInput(),
+        lorebooks: [],
+        history: [],
+        user_input: 'now',
+        generation_params: { max_context_tokens: maxContext, max_output_tokens: 100 },
+      });
+      const budget = result.runtime_trace.assembly.budget;
+      expect(budget.mandatory_exceeded).toBe(budget.used > budget.available);
+    }
+  });
+
   it('never throws on malformed inputs', () => {
     const input = goldenInput();
     const result = buildPrompt({

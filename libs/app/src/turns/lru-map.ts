@@ -1,0 +1,34 @@
+/** A Map of at most `max` entries; reading an entry makes it the most recent, the oldest goes first. */
+export class LruMap<K, V> {
+  private readonly map = new Map<K, V>();
+
+  constructor(private readonly max: number) {}
+
+  get(key: K): V | undefined {
+    const value = this.map.get(key);
+    if (value !== undefined) {
+      this.map.delete(key);
+      this.map.set(key, value);
+    }
+    return value;
+  }
+
+  set(key: K, value: V): void {
+    this.map.delete(key);
+    this.map.set(key, value);
+    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value as K);
+  }
+
+  get size(): number {
+    return this.map.size;
+  }
+}
+
+/** Freezes a plain JSON-like value and everything in it (shared, read-only data). */
+export function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value as Record<string, unknown>)) deepFreeze(child);
+  }
+  return value;
+}

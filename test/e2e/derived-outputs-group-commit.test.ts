@@ -1,0 +1,377 @@
+import { sql } from 'kysely';
+import { CreateDerivedOutputUseCase, projectEventsChannel } from '@hearth/app';
+import type { DomainError } from '@hearth/domain';
+import type { Actor } from '@hearth/permissions';
+import { projectsRepository, type ProjectRow, type SessionRow } from '@hearth/persistence';
+import { projectJournal } from '../support/factories/derived-outputs';
+import { createSessionRow } from '../support/factories/events';
+import { createFloorWithPage } from '../support/factories/floors';
+import {
+  addMember,
+  createAccountCaller,
+  createClientCaller,
+  type Caller,
+} from '../support/factories/members';
+import { createProject } from '../support/factories/projects';
+import { startTestApp, type TestApp } from '../support/test-app';
+
+interface Req {
+  projectId: string;
+  key: string;
+  body: Record<string, unknown>;
+}
+type Res = { status: number; body: Record<string, any> };
+
+/**
+ * Group commit of `POST /projects/:id/derived-outputs`: creates that arrive while a create statement
+ * is in flight are written together by one statement. Each answers what it would alone, the
+ * sequences of every Project stay 1..N in arrival order, every written entry has exactly one log
+ * and one event (and its wake-up), refused ones none; a batch whose statement fails as a whole is
+ * written item by item, so only the bad item fails.
+ */
+describe('Derived output create: group commit', () => {
+  let t: TestApp;
+  let useCase: CreateDerivedOutputUseCase;
+  let owner: Caller;
+  let stranger: Caller;
+  let observer: Caller;
+  let deriver: Caller;
+  let projects: ProjectRow[];
+  let archived: ProjectRow;
+  let session: SessionRow;
+  let floorId: string;
+  let pageId: string;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    useCase = t.app.get(CreateDerivedOutputUseCase);
+    owner = await createAccountCaller(t, { name: 'Owner' });
+    stranger = await createAccountCaller(t, { name: 'Stranger' });
+    observer = await createClientCaller(t, owner.accountId, 'Observer client');
+    deriver = await createClientCaller(t, owner.accountId, 'Deriver client');
+    projects = [];
+    for (let i = 0; i < 5; i++) projects.push(await createProject(t, { accountId: owner.accountId }));
+    archived = await createProject(t, { accountId: owner.accountId, status: 'archived' });
+    await addMember(t, projects[1], observer, 'observer');
+    await addMember(t, projects[2], deriver, 'deriver');
+    session = await createSessionRow(t, projects[0]);
+    const { floor, page } = await createFloorWithPage(t, session);
+    floorId = floor.id;
+    pageId = page.id;
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const send = (r: Req): Promise<Res> =>
+    t.http
+      .post(`/projects/${r.projectId}/derived-outputs`)
+      .set('x-api-key', r.key)
+      .send(r.body)
+      .then((res) => ({ status: res.status, body: res.body }));
+
+  /**
+   * Sends `requests` so that they reach the batcher together: a create on `holder` waits for its
+   * Project row (locked here) while the requests queue behind it; then the lock is released.
+   */
+  async function sendHeldUp(
+    requests: Req[],
+    queued = requests.length,
+  ): Promise<{ results: Res[]; holder: Res }> {
+    const db = t.resources.database.db;
+    const holder = await createProject(t, { accountId: owner.accountId });
+    let holderResult: Promise<Res> | undefined;
+    let results: Promise<Res[]> | undefined;
+    await db.transaction().execute(async (tx) => {
+      await projectsRepository.lockProject(tx, holder.id, 'update');
+      holderResult = send({ projectId: holder.id, key: owner.apiKey, body: { domain: 'holder' } });
+      await waitFor(async () => {
+        const waiting = await sql<{ n: number }>`
+          SELECT count(*)::int AS n FROM pg_stat_activity
+          WHERE datname = current_database() AND wait_event_type = 'Lock'`.execute(db);
+        return waiting.rows[0].n > 0;
+      }, 'the holder never waited for its Project row');
+      results = Promise.all(requests.map(send));
+      await waitFor(async () => useCase.batcher.queued === queued, 'the creates never queued');
+    });
+    return { results: await results!, holder: await holderResult! };
+  }
+
+  async function waitFor(check: () => Promise<boolean>, message: string) {
+    const deadline = Date.now() + 10_000;
+    while (!(await check())) {
+      if (Date.now() > deadline) throw new Error(message);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+
+  beforeEach(() => {
+    // No second batch while the first is held up: the queued creates form batches of their own.
+    useCase.batcher.configure({ stallMs: 60_000 });
+  });
+
+  it('50 concurrent creates over 5 Projects: each answers what it would alone, sequences 1..N', async () => {
+    const wakeUps = new Map<string, number[]>();
+    const unsubscribes = await Promise.all(
+      projects.map((p) =>
+        t.resources.eventBus.subscribe(projectEventsChannel(p.id), (message) => {
+          wakeUps.set(p.id, [...(wakeUps.get(p.id) ?? []), Number(message)]);
+        }),
+      ),
+    );
+    const requests: Req[] = [];
+    const refusals = new Map<number, { status: number; code: string }>();
+    const refuse = (r: Req, status: number, code: string) => {
+      refusals.set(requests.length, { status, code });
+      requests.push(r);
+    };
+    for (let i = 0; i < 50; i++) {
+      const p = projects[i % 5];
+      const body = { domain: `d${i % 3}`, value: { i, text: `item ${i}` }, status: 'published' };
+      switch (i) {
+        case 3:
+          refuse({ projectId: p.id, key: stranger.apiKey, body }, 404, 'project_not_found');
+          break;
+        case 6:
+          refuse(
+            { projectId: projects[1].id, key: observer.apiKey, body },
+            403,
+            'derived_output_write_denied',
+          );
+          break;
+        case 9:
+          refuse({ projectId: archived.id, key: owner.apiKey, body }, 409, 'project_archived');
+          break;
+        case 12:
+          refuse(
+            {
+              projectId: projects[2].id,
+              key: owner.apiKey,
+              body: { ...body, source_session_id: session.id },
+            },
+            409,
+            'derived_output_source_scope_mismatch',
+          );
+          break;
+        case 15:
+          refuse(
+            { projectId: p.id, key: owner.apiKey, body: { ...body, source_session_id: 'ses_missing' } },
+            404,
+            'session_not_found',
+          );
+          break;
+        case 18:
+          refuse(
+            { projectId: projects[0].id, key: owner.apiKey, body: { ...body, source_page_id: 'pg_missing' } },
+            404,
+            'page_not_found',
+          );
+          break;
+        case 21:
+          refuse({ projectId: 'prj_missing', key: owner.apiKey, body }, 404, 'project_not_found');
+          break;
+        case 24:
+          // An invalid body runs the access check alone first: a non-member still gets 404.
+          refuse(
+            { projectId: p.id, key: stranger.apiKey, body: { ...body, status: 'nope' } },
+            404,
+            'project_not_found',
+          );
+          break;
+        default:
+          if (i % 5 === 0 && i % 2 === 0)
+            requests.push({
+              projectId: projects[0].id,
+              key: owner.apiKey,
+              body: {
+                ...body,
+                source_session_id: session.id,
+                source_floor_id: floorId,
+                source_page_id: pageId,
+              },
+            });
+          else if (i % 5 === 2) requests.push({ projectId: p.id, key: deriver.apiKey, body });
+          else requests.push({ projectId: p.id, key: owner.apiKey, body });
+      }
+    }
+    const statsBefore = { ...useCase.batcher.stats };
+    // All but the invalid body (answered by the access check alone) reach the batcher.
+    const { results } = await sendHeldUp(requests, requests.length - 1);
+
+    // Batched: the queued creates went in statements of several items.
+    expect(useCase.batcher.stats.batches).toBeGreaterThan(statsBefore.batches);
+    expect(useCase.batcher.stats.largestBatch).toBeGreaterThanOrEqual(5);
+    expect(useCase.batcher.stats.fallbacks).toBe(statsBefore.fallbacks);
+
+    const created: Record<string, any>[] = [];
+    results.forEach((res, i) => {
+      const refusal = refusals.get(i);
+      if (refusal) {
+        expect({ i, status: res.status, code: res.body.error?.code }).toEqual({ i, ...refusal });
+        return;
+      }
+      const r = requests[i];
+      expect({ i, status: res.status }).toEqual({ i, status: 201 });
+      expect(res.body.item).toMatchObject({
+        project_id: r.projectId,
+        domain: r.body.domain,
+        value: r.body.value,
+        status: 'published',
+        owner_account_id: owner.accountId,
+        source_session_id: r.body.source_session_id ?? null,
+        source_floor_id: r.body.source_floor_id ?? null,
+        source_page_id: r.body.source_page_id ?? null,
+      });
+      created.push(res.body.item);
+    });
+    expect(created).toHaveLength(50 - refusals.size);
+
+    // Alone, each refused request answers exactly the same (status and error body).
+    for (const [i] of refusals) {
+      const alone = await send(requests[i]);
+      expect({ i, status: alone.status, body: alone.body }).toEqual({
+        i,
+        status: results[i].status,
+        body: results[i].body,
+      });
+    }
+
+    for (const project of [...projects, archived]) {
+      const journal = await projectJournal(t, project);
+      const mine = created.filter((c) => c.project_id === project.id);
+      const expectedIds = mine.map((c) => c.id).sort();
+      // Every written entry has its row, one log and one event; refused requests left nothing.
+      expect(journal.rows.map((r) => r.id).sort()).toEqual(expectedIds);
+      const createLogs = journal.logs.filter((l) => l.action === 'derived_output.create');
+      expect(createLogs.map((l) => l.target_id).sort()).toEqual(expectedIds);
+      const outputIdOf = (e: { payload: unknown }) =>
+        (e.payload as { derived_output_id: string }).derived_output_id;
+      expect(journal.events.map(outputIdOf).sort()).toEqual(expectedIds);
+      // Sequences 1..N with no gap, in arrival order (entry ids are made in arrival order).
+      expect(journal.events.map((e) => Number(e.sequence))).toEqual(mine.map((_, k) => k + 1));
+      const byId = new Map(journal.logs.map((l) => [l.id, l]));
+      for (const event of journal.events) {
+        expect(event.payload).not.toHaveProperty('value');
+        expect(byId.get(event.operation_log_id!)?.target_id).toBe(outputIdOf(event));
+      }
+      const ids = journal.events.map(outputIdOf);
+      expect(ids).toEqual([...ids].sort());
+    }
+
+    // Each Project's readers were woken up to its last sequence.
+    await waitFor(
+      async () =>
+        projects.every((p) => {
+          const n = created.filter((c) => c.project_id === p.id).length;
+          return Math.max(0, ...(wakeUps.get(p.id) ?? [])) === n;
+        }),
+      'the wake-ups did not reach the last sequences',
+    );
+    await Promise.all(unsubscribes.map((u) => u()));
+  });
+
+  it('a batch whose statement fails as a whole is written item by item: only the bad item fails', async () => {
+    const db = t.resources.database.db;
+    const targets: ProjectRow[] = [];
+    for (let i = 0; i < 8; i++) targets.push(await createProject(t, { accountId: owner.accountId }));
+    // Fault injection: an insert of this domain fails, which fails any statement holding it.
+    await sql
+      .raw(
+        `CREATE FUNCTION test_refuse_poison() RETURNS trigger LANGUAGE plpgsql AS $$
+         BEGIN RAISE EXCEPTION 'injected derived output failure'; END $$;
+         CREATE TRIGGER test_refuse_poison BEFORE INSERT ON derived_outputs FOR EACH ROW
+         WHEN (NEW.domain = 'poison') EXECUTE FUNCTION test_refuse_poison();`,
+      )
+      .execute(db);
+    const statsBefore = { ...useCase.batcher.stats };
+    let results: Res[];
+    try {
+      ({ results } = await sendHeldUp(
+        targets.map((p, i) => ({
+          projectId: p.id,
+          key: owner.apiKey,
+          body: { domain: i === 3 ? 'poison' : 'fine', value: { i } },
+        })),
+      ));
+    } finally {
+      await sql
+        .raw('DROP TRIGGER test_refuse_poison ON derived_outputs; DROP FUNCTION test_refuse_poison();')
+        .execute(db);
+    }
+    expect(useCase.batcher.stats.fallbacks).toBe(statsBefore.fallbacks + 1);
+    expect(useCase.batcher.stats.largestBatch).toBeGreaterThanOrEqual(8);
+    expect(results.map((r) => r.status)).toEqual([201, 201, 201, 500, 201, 201, 201, 201]);
+    expect(results[3].body.error?.code).toBe('internal_error');
+    for (const [i, project] of targets.entries()) {
+      const journal = await projectJournal(t, project);
+      const n = i === 3 ? 0 : 1;
+      expect(journal.rows).toHaveLength(n);
+      expect(journal.events.map((e) => Number(e.sequence))).toEqual(n ? [1] : []);
+      expect(journal.logs.filter((l) => l.action === 'derived_output.create')).toHaveLength(n);
+    }
+    // The poisoned Project's counter was not bumped: its next write is sequence 1.
+    const next = await send({ projectId: targets[3].id, key: owner.apiKey, body: { domain: 'fine' } });
+    expect(next.status).toBe(201);
+    const after = await projectJournal(t, targets[3]);
+    expect(after.events.map((e) => Number(e.sequence))).toEqual([1]);
+  });
+
+  it('a lone create still goes through the single statement', async () => {
+    const before = { ...useCase.batcher.stats };
+    const res = await send({ projectId: projects[4].id, key: owner.apiKey, body: { domain: 'alone' } });
+    expect(res.status).toBe(201);
+    expect(useCase.batcher.stats.singles).toBe(before.singles + 1);
+    expect(useCase.batcher.stats.batches).toBe(before.batches);
+  });
+});
+
+/** The batch statement on the embedded adapters (PGlite): concurrent creates, the same answers. */
+describe('Derived output create: group commit, embedded mode', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp({ embedded: true });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('concurrent creates over 4 Projects are batched, with sequences 1..N and one event each', async () => {
+    const useCase = t.app.get(CreateDerivedOutputUseCase);
+    const owner = await createAccountCaller(t, { name: 'Owner' });
+    const stranger = await createAccountCaller(t, { name: 'Stranger' });
+    const projects: ProjectRow[] = [];
+    for (let i = 0; i < 4; i++) projects.push(await createProject(t, { accountId: owner.accountId }));
+    const actor = (c: Caller): Actor => ({
+      kind: 'account',
+      accountId: c.accountId,
+      accountRole: 'user',
+      clientId: c.clientId,
+      clientIsDefault: true,
+    });
+    const before = { ...useCase.batcher.stats };
+    // Called on the use case directly: over HTTP, PGlite's one connection serialises the key
+    // lookups with the creates, so the creates rarely meet in the batcher.
+    const results = await Promise.allSettled(
+      Array.from({ length: 24 }, (_, i) =>
+        useCase.execute(actor(i === 5 ? stranger : owner), projects[i % 4].id, {
+          domain: 'embedded',
+          value: { i },
+        }),
+      ),
+    );
+    expect(results.map((r) => (r.status === 'fulfilled' ? 'ok' : (r.reason as DomainError).code))).toEqual(
+      results.map((_, i) => (i === 5 ? 'project_not_found' : 'ok')),
+    );
+    expect(useCase.batcher.stats.batches).toBeGreaterThan(before.batches);
+    for (const [k, project] of projects.entries()) {
+      const journal = await projectJournal(t, project);
+      const n = k === 1 ? 5 : 6;
+      expect(journal.rows).toHaveLength(n);
+      expect(journal.events.map((e) => Number(e.sequence))).toEqual(
+        Array.from({ length: n }, (_, s) => s + 1),
+      );
+      expect(journal.logs.filter((l) => l.action === 'derived_output.create')).toHaveLength(n);
+    }
+  });
+});

@@ -1,0 +1,164 @@
+import { sql } from 'kysely';
+import { createSession } from '../support/factories/sessions';
+import { ADMIN_KEY, type TestApp } from '../support/test-app';
+import { floorsOf, startFakeModelServer, startTurnsApp, type FakeModelServer } from './turns-support';
+
+/**
+ * The turn history cache (docs/decisions.md "Turn history cache"): turns read committed floors from
+ * memory under the session's history revision, so every change to a committed floor must make a new
+ * revision and reach the next prompt, while a chat that only grows keeps its revision. Each case
+ * fills the cache with a dry-run first, changes the chat, then checks the next dry-run.
+ */
+describe('turn history cache', () => {
+  let fake: FakeModelServer;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    fake = await startFakeModelServer();
+    t = await startTurnsApp(fake);
+  }, 60_000);
+  afterAll(async () => {
+    await t.close();
+    await fake.close();
+  });
+  beforeEach(() => fake.reset());
+
+  const post = (path: string, body: Record<string, unknown> = {}) =>
+    t.http
+      .post(path)
+      .set('x-api-key', ADMIN_KEY)
+      .send(body)
+      .then((r) => r);
+
+  /** The prompt a dry-run of `message` assembles, as one text. */
+  async function prompt(sessionId: string, body: Record<string, unknown> = {}): Promise<string> {
+    const res = await post(`/sessions/${sessionId}/respond/dry-run`, { message: 'what now?', ...body });
+    expect(res.status).toBe(200);
+    return (res.body.data.messages as Array<{ content: string }>).map((m) => m.content).join('\n');
+  }
+
+  const revisionRows = async (sessionId: string): Promise<number> => {
+    const result = await sql<{ n: number }>`
+      SELECT count(*)::int AS n FROM session_history_edits WHERE session_id = ${sessionId}`.execute(
+      t.resources.database.db,
+    );
+    return result.rows[0].n;
+  };
+
+  async function chat(replies: string[]) {
+    const session = await createSession(t);
+    const floors: Array<{ floor_id: string }> = [];
+    for (const [i, reply] of replies.entries()) {
+      fake.script({ reply });
+      const res = await post(`/sessions/${session.id}/respond`, { message: `user says ${i}` });
+      expect(res.status).toBe(200);
+      floors.push(res.body.data);
+    }
+    return { session, floors };
+  }
+
+  it('a growing chat keeps its revision and every new floor reaches the prompt', async () => {
+    const { session } = await chat(['reply-alpha', 'reply-beta']);
+    expect(await revisionRows(session.id)).toBe(0);
+    const first = await prompt(session.id);
+    expect(first).toContain('reply-alpha');
+    expect(first).toContain('reply-beta');
+
+    fake.script({ reply: 'reply-gamma' });
+    expect((await post(`/sessions/${session.id}/respond`, { message: 'more' })).status).toBe(200);
+    expect(await revisionRows(session.id)).toBe(0);
+    const second = await prompt(session.id);
+    expect(second).toContain('reply-alpha');
+    expect(second).toContain('reply-gamma');
+    // Oldest first, as read from storage.
+    expect(second.indexOf('reply-alpha')).toBeLessThan(second.indexOf('reply-beta'));
+    expect(second.indexOf('reply-beta')).toBeLessThan(second.indexOf('reply-gamma'));
+  });
+
+  it('a retry and a swipe back of an old floor change the next prompt', async () => {
+    const { session, floors } = await chat(['reply-one', 'reply-two', 'reply-three']);
+    expect(await prompt(session.id)).toContain('reply-one');
+
+    fake.script({ reply: 'reply-one-retried' });
+    expect((await post(`/floors/${floors[0].floor_id}/retry`)).status).toBe(200);
+    expect(await revisionRows(session.id)).toBeGreaterThan(0);
+    const retried = await prompt(session.id);
+    expect(retried).toContain('reply-one-retried');
+    expect(retried).not.toContain('reply-one\n');
+    expect(retried).toContain('reply-three');
+
+    const floor0 = (await floorsOf(t, session.id)).find((f) => f.id === floors[0].floor_id)!;
+    const original = floor0.pages.find(
+      (p) => p.page_kind === 'output' && p.messages.some((m) => m.content === 'reply-one'),
+    )!;
+    expect((await post(`/pages/${original.id}/activate`)).status).toBe(200);
+    const swiped = await prompt(session.id);
+    expect(swiped).toContain('reply-one');
+    expect(swiped).not.toContain('reply-one-retried');
+  });
+
+  it('edit-and-regenerate of an old floor changes the next prompt', async () => {
+    const { session, floors } = await chat(['reply-a', 'reply-b']);
+    expect(await prompt(session.id)).toContain('user says 0');
+    const floor0 = (await floorsOf(t, session.id)).find((f) => f.id === floors[0].floor_id)!;
+    const userMessage = floor0.pages
+      .find((p) => p.page_kind === 'input' && p.is_active)!
+      .messages.find((m) => m.role === 'user')!;
+    fake.script({ reply: 'reply-a-after-edit' });
+    const res = await post(`/messages/${userMessage.id}/edit-and-regenerate`, { content: 'edited words' });
+    expect(res.status).toBe(200);
+    const next = await prompt(session.id);
+    expect(next).toContain('edited words');
+    expect(next).not.toContain('user says 0');
+    expect(next).toContain('reply-a-after-edit');
+  });
+
+  it('regenerate of the head changes the next prompt', async () => {
+    const { session } = await chat(['reply-x', 'reply-y']);
+    expect(await prompt(session.id)).toContain('reply-y');
+    fake.script({ reply: 'reply-y-again' });
+    expect((await post(`/sessions/${session.id}/regenerate`)).status).toBe(200);
+    const next = await prompt(session.id);
+    expect(next).toContain('reply-y-again');
+    expect(next).not.toContain('reply-y\n');
+  });
+
+  it('branches of one session each see their own lineage from the shared cache', async () => {
+    const { session, floors } = await chat(['reply-shared', 'reply-main-only']);
+    expect(await prompt(session.id)).toContain('reply-main-only');
+    const branched = await post(`/floors/${floors[0].floor_id}/branch`, { name: 'side' });
+    expect(branched.status).toBe(201);
+    const branchId = branched.body.data.branch_id as string;
+    fake.script({ reply: 'reply-side-only' });
+    expect(
+      (await post(`/sessions/${session.id}/respond`, { message: 'on the side', branch_id: branchId })).status,
+    ).toBe(200);
+
+    const side = await prompt(session.id, { branch_id: branchId });
+    expect(side).toContain('reply-shared');
+    expect(side).toContain('reply-side-only');
+    expect(side).not.toContain('reply-main-only');
+    const main = await prompt(session.id);
+    expect(main).toContain('reply-main-only');
+    expect(main).not.toContain('reply-side-only');
+    // A source floor in the middle of the lineage: only what came before it.
+    const upTo = await prompt(session.id, { source_floor_id: floors[0].floor_id });
+    expect(upTo).toContain('reply-shared');
+    expect(upTo).not.toContain('reply-main-only');
+  });
+
+  it('a change written by anything else to a committed floor (here, straight SQL) reaches the next prompt', async () => {
+    const { session } = await chat(['reply-before-patch', 'reply-tail']);
+    expect(await prompt(session.id)).toContain('reply-before-patch');
+    const db = t.resources.database.db;
+    await sql`UPDATE messages SET content = 'reply-patched' WHERE session_id = ${session.id}
+      AND content = 'reply-before-patch'`.execute(db);
+    expect(await prompt(session.id)).toContain('reply-patched');
+    await sql`UPDATE messages SET is_hidden = true WHERE session_id = ${session.id}
+      AND content = 'reply-patched'`.execute(db);
+    const res = await post(`/sessions/${session.id}/respond/dry-run`, { message: 'what now?' });
+    expect(res.status).toBe(200);
+    const contents = (res.body.data.messages as Array<{ content: string }>).map((m) => m.content);
+    expect(contents.some((c) => c.includes('reply-patched'))).toBe(false);
+  });
+});
