@@ -13,6 +13,7 @@ import type { ProjectRow } from './projects.repository';
 import type { SessionPromptSettingsRow } from './session-prompt-settings.repository';
 import type { SessionRow } from './sessions.repository';
 import type { GenerationRunRow } from './tables';
+import type { VariableRow } from './variables.repository';
 import type { LineRange } from './transcript.repository';
 
 /**
@@ -31,8 +32,11 @@ WHERE s.id = $1::text
  * (`transcriptRepository.lineageRanges` of the head), the session's history revision
  * (`session_history_edits`, docs/decisions.md "Turn history cache"), the session and branch prompt
  * policies, the live persistent injections of both scopes in creation order (expired ones left out,
- * as `promptRuntimeRepository.loadForTurn`), the session's prompt settings row and the branch's
- * running generation run, if any.
+ * as `promptRuntimeRepository.loadForTurn`), the session's prompt settings row, the branch's
+ * running generation run, if any, and the durable variables a turn on the head reads: the scopes of
+ * `contextTargets` for (session, branch, head floor), in key order as `variablesRepository
+ * .listOfTargets` returns them (scope ids: `global`, the session id, `<session_id>:<branch_id>` as
+ * `branchScopeId` writes it, the head floor id).
  */
 const BRANCH_STATE = (by: 'name' | 'id') =>
   preparedStatement(`
@@ -55,7 +59,13 @@ SELECT row_to_json(b) AS branch, row_to_json(h) AS head,
       AND (pi.expires_at IS NULL OR pi.expires_at > $3::bigint)) AS injections,
   (SELECT row_to_json(ps) FROM session_prompt_settings ps WHERE ps.session_id = $1::text) AS prompt_settings,
   (SELECT row_to_json(r) FROM generation_runs r WHERE r.branch_id = b.id AND r.status = 'running')
-    AS running_run
+    AS running_run,
+  (SELECT coalesce(json_agg(row_to_json(v) ORDER BY v.key), '[]'::json) FROM variables v
+    WHERE v.account_id = b.account_id AND (
+      (v.scope = 'floor' AND v.scope_id = b.head_floor_id)
+      OR (v.scope = 'branch' AND v.scope_id = $1::text || ':' || b.id)
+      OR (v.scope = 'chat' AND v.scope_id = $1::text)
+      OR (v.scope = 'global' AND v.scope_id = 'global'))) AS head_variables
 FROM branches b LEFT JOIN floors h ON h.id = b.head_floor_id
 WHERE b.session_id = $1::text AND b.${by} = $2::text
 `);
@@ -74,6 +84,8 @@ export interface BranchState {
   promptSettings: SessionPromptSettingsRow | null;
   /** The branch's `running` run (at most one: a partial unique index). */
   runningRun: GenerationRunRow | null;
+  /** The variables of the head's context (floor = head, branch, chat, global), key order. */
+  headVariables: VariableRow[];
 }
 
 /** The reads that start a turn (docs/decisions.md "Turn latency"). */
@@ -106,6 +118,7 @@ export const turnStateRepository = {
       injections: PromptInjectionRow[];
       prompt_settings: SessionPromptSettingsRow | null;
       running_run: GenerationRunRow | null;
+      head_variables: VariableRow[];
     }>(CompiledQuery.raw(text, [sessionId, value, now]));
     const row = result.rows[0];
     if (!row) return undefined;
@@ -117,6 +130,7 @@ export const turnStateRepository = {
       runtime: promptRuntimeForTurn(row.policies, row.injections, row.branch.id),
       promptSettings: row.prompt_settings,
       runningRun: row.running_run,
+      headVariables: row.head_variables,
     };
   },
 };

@@ -1,5 +1,4 @@
 import { ID_PREFIX, newId } from '@hearth/domain';
-import { tokenCounter } from '@hearth/domain/prompt/shared/token-counter';
 import {
   conversationRepository,
   isUniqueViolation,
@@ -20,7 +19,7 @@ import {
   generationTargetStale,
 } from './conversation-errors';
 import {
-  MESSAGE_TOKEN_ENCODING,
+  messageRowsOf,
   pageChecksum,
   writePage,
   type MessageInput,
@@ -93,7 +92,6 @@ function appendedFloorInput(
   headFloorId: string | null,
   now: number,
 ): AppendFloorAfterHeadInput {
-  const counter = tokenCounter(MESSAGE_TOKEN_ENCODING);
   return {
     branchId,
     headFloorId,
@@ -105,17 +103,7 @@ function appendedFloorInput(
     },
     newLineId: newId(FLOOR_LINE_PREFIX),
     page: { id: newId(ID_PREFIX.page), checksum: pageChecksum(input.messages) },
-    messages: input.messages.map((m, seq) => ({
-      id: newId(ID_PREFIX.message),
-      seq,
-      role: m.role,
-      content: m.content,
-      content_format: m.content_format ?? 'text',
-      is_hidden: m.is_hidden ?? false,
-      source: m.source,
-      token_count: counter.count(m.content),
-      token_encoding: counter.encoding,
-    })),
+    messages: messageRowsOf(input.messages),
     now,
   };
 }

@@ -3,6 +3,7 @@ import { ID_PREFIX, newId } from '@hearth/domain';
 import { tokenCounter } from '@hearth/domain/prompt/shared/token-counter';
 import {
   conversationRepository,
+  type AppendedMessageInput,
   type FloorRow,
   type MessageRow,
   type MessagesTable,
@@ -55,7 +56,6 @@ export async function writePage(
   const pageId = newId(ID_PREFIX.page);
   if (options.active && !options.first)
     await conversationRepository.deactivateOtherPages(tx, floor.id, kind, pageId, now);
-  const counter = tokenCounter(MESSAGE_TOKEN_ENCODING);
   return conversationRepository.insertPageWithMessages(
     tx,
     {
@@ -68,16 +68,22 @@ export async function writePage(
       checksum: pageChecksum(messages),
       created_at: now,
     },
-    messages.map((m, seq) => ({
-      id: newId(ID_PREFIX.message),
-      seq,
-      role: m.role,
-      content: m.content,
-      content_format: m.content_format ?? 'text',
-      is_hidden: m.is_hidden ?? false,
-      source: m.source,
-      token_count: counter.count(m.content),
-      token_encoding: counter.encoding,
-    })),
+    messageRowsOf(messages),
   );
+}
+
+/** A page's messages as stored: new ids, `seq` in order, defaults, each token count (o200k, once). */
+export function messageRowsOf(messages: MessageInput[]): AppendedMessageInput[] {
+  const counter = tokenCounter(MESSAGE_TOKEN_ENCODING);
+  return messages.map((m, seq) => ({
+    id: newId(ID_PREFIX.message),
+    seq,
+    role: m.role,
+    content: m.content,
+    content_format: m.content_format ?? 'text',
+    is_hidden: m.is_hidden ?? false,
+    source: m.source,
+    token_count: counter.count(m.content),
+    token_encoding: counter.encoding,
+  }));
 }

@@ -22,6 +22,7 @@ import { storeFloorPromptSnapshot } from '../prompt-runtime-reads/floor-prompt-s
 import { promoteStagedWrites, stageMutations, type StageableMutation } from '../variables/staged-writes';
 import { snapshotLocalView } from '../variables/variable-views';
 import { visibleRuntimeTrace } from './dry-run-result';
+import { rememberCommittedFloor } from './turn-context';
 import type { PreparedTurnState, TurnResult } from './generate-turn.types';
 import type { LiveRun, RunEvent } from './runs/live-run';
 
@@ -74,6 +75,7 @@ export class TurnCommitter {
     const output = [{ role: 'assistant' as const, content: text, source: 'model' }];
     let staged: RunEvent[] = [];
     let restore: () => void = () => undefined;
+    const committed: { page: PageWithMessages | null } = { page: null };
     const previousRow = run.row;
     await run.quiesce();
     try {
@@ -127,6 +129,7 @@ export class TurnCommitter {
           if (!updated) throw generationTargetStale(state.branch.id);
           floor = updated;
         }
+        committed.page = page;
         await storeFloorPromptSnapshot(tx, floor, state.prompt, now);
         await this.commitVariables(tx, state, run, floor, page, now);
 
@@ -171,6 +174,12 @@ export class TurnCommitter {
       });
       run.deliver(staged);
       run.ended();
+      // The floor as committed, for the next turn's history (docs/decisions.md "Turn history cache").
+      if (state.kind === 'respond' && state.history && committed.page)
+        rememberCommittedFloor(state.session.id, state.history.revision, state.floor, [
+          ...state.history.inputMessages,
+          ...committed.page.messages,
+        ]);
       return result;
     } catch (error) {
       restore();

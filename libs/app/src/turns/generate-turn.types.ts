@@ -100,4 +100,10 @@ export interface PreparedTurnState {
   inputLength: number;
   /** The provider call when it was started before the lock (respond); else execute starts it. */
   upstream?: import('./generate-run').UpstreamCall | null;
+  /**
+   * Respond: the new floor's input page messages and the session's history revision the turn read,
+   * so the commit can hand the committed floor to the history cache (docs/decisions.md "Turn history
+   * cache").
+   */
+  history?: { revision: number | null; inputMessages: MessageRow[] };
 }

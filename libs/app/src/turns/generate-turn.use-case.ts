@@ -173,6 +173,7 @@ export class GenerateTurnUseCase {
       fromStepIndex: null,
       inputLength: request.message.length,
       upstream,
+      history: { revision: ctx.historyRev, inputMessages: appended.input.messages },
     });
     const userMessages = [{ role: 'user' as const, content: userText, source: 'user' }];
 

@@ -113,4 +113,18 @@ describe('TurnHistoryCache', () => {
     await cache.history('big', 0, [{ line_id: 'L', lo: 0, hi: 9 }], read);
     expect(asked).toHaveLength(2);
   });
+
+  it('takes a floor its caller just committed, only under the revision it holds', async () => {
+    const cache = new TurnHistoryCache(1_000_000);
+    const { asked, read } = reader();
+    await cache.history('s1', 4, [{ line_id: 'L', lo: 0, hi: 2 }], read);
+    const floor3 = rowsOf({ line_id: 'L', lo: 3, hi: 3 });
+    cache.addFloor('s1', 3, 'L', 3, floor3); // an older revision: ignored
+    cache.addFloor('s9', 4, 'L', 3, floor3); // a session not held: ignored
+    expect(cache.stats().sessions).toBe(1);
+    cache.addFloor('s1', 4, 'L', 3, floor3);
+    const rows = await cache.history('s1', 4, [{ line_id: 'L', lo: 0, hi: 3 }], read);
+    expect(asked).toHaveLength(1);
+    expect(rows.slice(-2)).toEqual(floor3);
+  });
 });

@@ -95,6 +95,33 @@ export class TurnHistoryCache {
     return out;
   }
 
+  /**
+   * A floor the caller has just committed (its content is exactly `rows`), added to the session's
+   * floors only when they are held under the revision the caller's turn read: a change since then has
+   * a newer revision and drops them anyway.
+   */
+  addFloor(
+    sessionId: string,
+    revision: number,
+    lineId: string,
+    floorNo: number,
+    rows: TurnHistoryRow[],
+  ): void {
+    const entry = this.sessions.get(sessionId);
+    if (!entry || entry.revision !== revision) return;
+    let floors = entry.lines.get(lineId);
+    if (!floors) {
+      floors = new Map();
+      entry.lines.set(lineId, floors);
+    }
+    if (floors.has(floorNo)) return;
+    floors.set(floorNo, rows);
+    const size = rows.reduce((sum, row) => sum + row.content.length + 64, 64);
+    entry.chars += size;
+    this.chars += size;
+    this.evict(sessionId);
+  }
+
   /** Sessions held and characters counted (tests). */
   stats(): { sessions: number; chars: number } {
     return { sessions: this.sessions.size, chars: this.chars };

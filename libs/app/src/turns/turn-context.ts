@@ -25,6 +25,8 @@ import {
   type LineRange,
   type SessionRow,
   type BranchState,
+  type MessageRow,
+  type VariableRow,
 } from '@hearth/persistence';
 import type { AppConfig } from '@hearth/platform';
 import { characterLorebook, storedCardOf } from '../characters/character-rules';
@@ -34,7 +36,7 @@ import { deepFreeze, LruMap } from './lru-map';
 import { MAIN_BRANCH } from '../conversation/session-conversation';
 import { readAssetVersionData } from '../presets/library-asset-versions';
 import { effectivePromptSettings, storedSettings } from '../prompt-settings/prompt-settings-rules';
-import { loadContextLayers } from '../variables/variable-context';
+import { contextLayersFromRows, loadContextLayers } from '../variables/variable-context';
 import { flattenLayers } from '../variables/variable-rules';
 import { loadVariableViews } from '../variables/variable-views';
 import { rowToNormalized } from '../worldbooks/worldbook-rules';
@@ -142,11 +144,19 @@ export async function loadTurnContext(
       parentFloor,
       parentFloor === head ? headRanges : null,
     ),
-    loadCheckedTurnVariables(db, session.account_id, {
-      sessionId: session.id,
-      branchId: branch.head_floor_id === null && branch.id === MAIN_BRANCH ? null : branch.id,
-      floorId: parentFloor?.id ?? null,
-    }),
+    loadCheckedTurnVariables(
+      db,
+      session.account_id,
+      {
+        sessionId: session.id,
+        branchId: branch.head_floor_id === null && branch.id === MAIN_BRANCH ? null : branch.id,
+        floorId: parentFloor?.id ?? null,
+      },
+      // Read with the branch when the turn continues from the head of a real branch.
+      branch.id !== MAIN_BRANCH && (parentFloor?.id ?? null) === branch.head_floor_id
+        ? state.headVariables
+        : null,
+    ),
   ]);
   const settingsRow = state.promptSettings ?? undefined;
   // The session's prompt settings (docs/decisions.md "Prompt settings"): written value, else ST's default.
@@ -265,6 +275,7 @@ export async function loadTurnContext(
     model,
     warnings,
     runningRun: state.runningRun,
+    historyRev: historyRev ?? null,
   };
 }
 
@@ -313,14 +324,10 @@ async function loadCheckedTurnVariables(
   db: Executor,
   accountId: string,
   where: { sessionId: string; branchId: string | null; floorId: string | null },
+  rows: VariableRow[] | null,
 ): Promise<{ local: Record<string, unknown>; global: Record<string, unknown> }> {
-  const layers = await loadContextLayers(db, {
-    accountId,
-    sessionId: where.sessionId,
-    branchId: where.branchId,
-    floorId: where.floorId,
-    pageId: null,
-  });
+  const ctx = { accountId, ...where, pageId: null };
+  const layers = rows ? contextLayersFromRows(ctx, rows) : await loadContextLayers(db, ctx);
   return {
     local: flattenLayers(layers.filter((l) => l.scope !== 'global')),
     global: flattenLayers(layers.filter((l) => l.scope === 'global')),
@@ -457,6 +464,7 @@ async function emptyMainBranch(
     runtime,
     promptSettings: settings ?? null,
     runningRun: null,
+    headVariables: [],
   };
 }
 
@@ -673,6 +681,37 @@ async function readTurnHistory(
 
 /** Committed floors' messages of recent sessions: at most 32 million characters of content. */
 const historyCache = new TurnHistoryCache(32_000_000);
+
+/**
+ * A respond's floor, just committed, for the history cache: its input and output messages as the
+ * history read returns them (input page first), under the revision the turn read.
+ */
+export function rememberCommittedFloor(
+  sessionId: string,
+  revision: number | null,
+  floor: Pick<FloorRow, 'line_id' | 'floor_no'>,
+  messages: Array<
+    Pick<MessageRow, 'id' | 'role' | 'content' | 'is_hidden' | 'token_count' | 'token_encoding'>
+  >,
+): void {
+  if (revision === null || !floor.line_id) return;
+  historyCache.addFloor(
+    sessionId,
+    revision,
+    floor.line_id,
+    floor.floor_no,
+    messages.map((m) => ({
+      line_id: floor.line_id,
+      floor_no: floor.floor_no,
+      message_id: m.id,
+      role: m.role,
+      content: m.content,
+      is_hidden: m.is_hidden,
+      token_count: m.token_count,
+      token_encoding: m.token_encoding,
+    })),
+  );
+}
 
 type HistoryColumns =
   'floor_no' | 'message_id' | 'role' | 'content' | 'is_hidden' | 'token_count' | 'token_encoding';

@@ -2,6 +2,7 @@ import {
   variablesRepository,
   type Executor,
   type FloorRow,
+  type VariableRow,
   type VariableScopeName,
 } from '@hearth/persistence';
 import { isInLineage } from '../conversation/floor-reads';
@@ -99,7 +100,21 @@ export function contextTargets(ctx: VariableContext): Array<{ scope: VariableSco
 /** The durable variables of every layer of a context, high to low priority, in one query. */
 export async function loadContextLayers(db: Executor, ctx: VariableContext): Promise<VariableLayer[]> {
   const targets = contextTargets(ctx);
-  const rows = await variablesRepository.listOfTargets(db, ctx.accountId, targets);
+  return layersOf(targets, await variablesRepository.listOfTargets(db, ctx.accountId, targets));
+}
+
+/**
+ * The layers of a context from rows read elsewhere (a turn reads them with its branch): the rows must
+ * be those of `listOfTargets` for the same targets, key order.
+ */
+export function contextLayersFromRows(ctx: VariableContext, rows: VariableRow[]): VariableLayer[] {
+  return layersOf(contextTargets(ctx), rows);
+}
+
+function layersOf(
+  targets: Array<{ scope: VariableScopeName; scopeId: string }>,
+  rows: VariableRow[],
+): VariableLayer[] {
   return targets.map((t) => ({
     scope: t.scope,
     scopeId: t.scopeId,
