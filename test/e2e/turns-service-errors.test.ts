@@ -243,6 +243,20 @@ $$`,
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe('validation_error');
     }
+    // Limits: at most 100 items, namespace 1-128 and slot 1-256 characters (at the edge: 503, past it: 400).
+    const item = (namespace: string, slot: string) => ({ namespace, slot, value: 1 });
+    const atEdge = await write(Array.from({ length: 100 }, (_, i) => item('n'.repeat(128), `s${i}`)));
+    expect(atEdge.body.error.code).toBe('feature_unavailable');
+    expect((await write([item('n', 's'.repeat(256))])).body.error.code).toBe('feature_unavailable');
+    for (const past of [
+      Array.from({ length: 101 }, (_, i) => item('n', `s${i}`)),
+      [item('n'.repeat(129), 's')],
+      [item('n', 's'.repeat(257))],
+    ]) {
+      const res = await write(past);
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe('validation_error');
+    }
     // Another account's session stays 404 first.
     expect(
       (

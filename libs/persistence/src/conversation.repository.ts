@@ -83,6 +83,20 @@ export interface AppendFloorAfterHeadOutcome {
  * changes and the text runs as a prepared statement.
  */
 /**
+ * The `msgs` CTE: the messages (a JSON array of AppendedMessageInput, given as parameter `messages`)
+ * of the page the `page` CTE inserted, with the account, session and time parameters named.
+ */
+const MESSAGE_INSERTS = (p: { account: string; session: string; now: string; messages: string }) => `msgs AS (
+  INSERT INTO messages (id, account_id, session_id, floor_id, page_id, seq, role, content, content_format,
+    is_hidden, source, token_count, token_encoding, created_at)
+  SELECT m.id, ${p.account}::text, ${p.session}::text, pg.floor_id, pg.id, m.seq, m.role, m.content,
+    m.content_format, m.is_hidden, m.source, m.token_count, m.token_encoding, ${p.now}::bigint
+  FROM page pg, jsonb_to_recordset(${p.messages}::jsonb) AS m(id text, seq integer, role text, content text,
+    content_format text, is_hidden boolean, source text, token_count integer, token_encoding text)
+  RETURNING *
+)`;
+
+/**
  * The floor, its line, the input page and its messages, written after `gate` (a CTE that yields one
  * row when every check passed); shared by APPEND_FLOOR_AFTER_HEAD and TURN_START. Parameters: $1
  * branch, $2 head (the parent), $3 floor id, $4 account, $5 session, $6 floor state, $7 now, $8 new
@@ -127,15 +141,7 @@ page AS (
   FROM floor f
   RETURNING *
 ),
-msgs AS (
-  INSERT INTO messages (id, account_id, session_id, floor_id, page_id, seq, role, content, content_format,
-    is_hidden, source, token_count, token_encoding, created_at)
-  SELECT m.id, $4::text, $5::text, pg.floor_id, pg.id, m.seq, m.role, m.content, m.content_format,
-    m.is_hidden, m.source, m.token_count, m.token_encoding, $7::bigint
-  FROM page pg, jsonb_to_recordset($11::jsonb) AS m(id text, seq integer, role text, content text,
-    content_format text, is_hidden boolean, source text, token_count integer, token_encoding text)
-  RETURNING *
-)`;
+${MESSAGE_INSERTS({ account: '$4', session: '$5', now: '$7', messages: '$11' })}`;
 
 /**
  * `appendFloorAfterHead` as one statement (docs/decisions.md "Turn latency"), run while the caller
@@ -240,15 +246,7 @@ page AS (
   FROM numbers n
   RETURNING *
 ),
-msgs AS (
-  INSERT INTO messages (id, account_id, session_id, floor_id, page_id, seq, role, content, content_format,
-    is_hidden, source, token_count, token_encoding, created_at)
-  SELECT m.id, $2::text, $3::text, pg.floor_id, pg.id, m.seq, m.role, m.content, m.content_format,
-    m.is_hidden, m.source, m.token_count, m.token_encoding, $8::bigint
-  FROM page pg, jsonb_to_recordset($9::jsonb) AS m(id text, seq integer, role text, content text,
-    content_format text, is_hidden boolean, source text, token_count integer, token_encoding text)
-  RETURNING *
-)
+${MESSAGE_INSERTS({ account: '$2', session: '$3', now: '$8', messages: '$9' })}
 SELECT (SELECT row_to_json(x) FROM page x) AS page,
   (SELECT coalesce(json_agg(m ORDER BY m.seq), '[]'::json) FROM msgs m) AS messages
 `);

@@ -74,9 +74,7 @@ export class TurnHistoryCache {
         for (let no = range.lo; no <= range.hi; no++) {
           const list = byFloor.get(`${range.line_id}\n${no}`) ?? [];
           floors.set(no, list);
-          const size = list.reduce((sum, row) => sum + row.content.length + 64, 64);
-          entry.chars += size;
-          this.chars += size;
+          this.count(entry, list);
         }
       }
       this.evict(sessionId);
@@ -116,9 +114,7 @@ export class TurnHistoryCache {
     }
     if (floors.has(floorNo)) return;
     floors.set(floorNo, rows);
-    const size = rows.reduce((sum, row) => sum + row.content.length + 64, 64);
-    entry.chars += size;
-    this.chars += size;
+    this.count(entry, rows);
     this.evict(sessionId);
   }
 
@@ -130,6 +126,13 @@ export class TurnHistoryCache {
   clear(): void {
     this.sessions.clear();
     this.chars = 0;
+  }
+
+  /** Adds a floor's rows to the bound: their characters plus an allowance per row and floor. */
+  private count(entry: SessionHistory, rows: TurnHistoryRow[]): void {
+    const size = rows.reduce((sum, row) => sum + row.content.length + 64, 64);
+    entry.chars += size;
+    this.chars += size;
   }
 
   private drop(sessionId: string, entry: SessionHistory): void {
