@@ -114,13 +114,14 @@ function startNode(script, args = [], options = {}) {
         // Up to the hard limit when the wanted value is above it (raising the hard limit needs privileges).
         `ulimit -n ${options.fdLimit} 2>/dev/null || ulimit -n "$(ulimit -Hn)"; exec "$0" "$@"`,
         process.execPath,
+        ...(options.nodeArgs ?? []),
         script,
         ...args,
       ],
       { cwd: ROOT, env, stdio },
     );
   } else {
-    child = fork(script, args, { cwd: ROOT, env, stdio });
+    child = fork(script, args, { cwd: ROOT, env, stdio, execArgv: options.nodeArgs ?? [] });
   }
   return track(child, options.label ?? script);
 }
@@ -228,7 +229,10 @@ async function startApi({ databaseUrl: dbUrl, adminKey, benchId, env = {} }) {
   const child = startNode(API_MAIN, [], {
     label: 'hearth api',
     fdLimit: FD_LIMIT_WANTED,
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    // Diagnostics only: BENCH_API_STDOUT=1 keeps the API's stdout (e.g. with BENCH_API_NODE_ARGS=--trace-gc).
+    stdio: ['ignore', process.env.BENCH_API_STDOUT ? 'inherit' : 'ignore', 'inherit', 'ipc'],
+    // Diagnostics only: node flags NODE_OPTIONS refuses (BENCH_API_NODE_ARGS="--single-threaded-gc").
+    nodeArgs: (process.env.BENCH_API_NODE_ARGS ?? '').split(' ').filter(Boolean),
     env: {
       PORT: String(port),
       HOST: '127.0.0.1',

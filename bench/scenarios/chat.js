@@ -11,6 +11,7 @@
 // source pointed at it.
 const { join } = require('node:path');
 const { TextDecoder } = require('node:util');
+const { sql } = require('kysely');
 const h = require('../lib/harness');
 
 const SEQUENTIAL = Number(process.env.BENCH_P9_SEQUENTIAL ?? 100);
@@ -82,6 +83,31 @@ async function directTurn(client, message) {
   return { ttft: arrivals[0] - t0, gaps: arrivals.slice(1).map((t, i) => t - arrivals[i]) };
 }
 
+/**
+ * CPU time (ms) the API process and the bench database's Postgres backends have used so far: the
+ * difference over a phase, per Hearth turn, is printed as information (a steadier figure than the
+ * latencies on a shared machine).
+ */
+async function cpuReader(ctx, api) {
+  const backends = await sql`SELECT pid FROM pg_stat_activity
+    WHERE datname = current_database() AND pid <> pg_backend_pid()`.execute(ctx.db);
+  const pids = backends.rows.map((r) => r.pid);
+  return {
+    api: h.processCpuMs(api.child.pid) ?? 0,
+    postgres: new Map(pids.map((pid) => [pid, h.processCpuMs(pid)])),
+  };
+}
+
+function cpuPerTurn(before, after, turns) {
+  // Backends that came or went between the readings (pool connections) are left out.
+  let postgres = 0;
+  for (const [pid, ms] of after.postgres) {
+    const was = before.postgres.get(pid);
+    if (ms !== null && was !== undefined && was !== null) postgres += ms - was;
+  }
+  return { api: h.round((after.api - before.api) / turns, 2), postgres: h.round(postgres / turns, 2) };
+}
+
 function stats(samples) {
   const ttft = h.summarize(samples.map((s) => s.ttft));
   const gaps = h.summarize(samples.flatMap((s) => s.gaps));
@@ -130,13 +156,23 @@ async function run(ctx) {
       await directTurn(client, `warm ${i}`);
     }
 
+    // The API's own background work (timers, pings), to tell it apart from the turns' CPU.
+    const idleBefore = await cpuReader(ctx, api);
+    await h.sleep(3000);
+    const idle = cpuPerTurn(idleBefore, await cpuReader(ctx, api), 3);
+    h.line(`P9 idle CPU per second (information): API ${idle.api} ms, Postgres ${idle.postgres} ms`);
+
     const seq = { hearth: [], direct: [] };
     let session = await newSession();
+    const seqCpuBefore = await cpuReader(ctx, api);
     for (let i = 0; i < SEQUENTIAL; i++) {
       if (i > 0 && i % TURNS_PER_SESSION === 0) session = await newSession();
       seq.hearth.push(await hearthTurn(api, ctx.adminKey, session, `turn ${i}: tell me more`));
       seq.direct.push(await directTurn(client, `turn ${i}: tell me more`));
     }
+
+    // Between Hearth turns the API and Postgres are idle (the direct turns do not use them).
+    seq.cpu = cpuPerTurn(seqCpuBefore, await cpuReader(ctx, api), SEQUENTIAL);
 
     // 20 concurrent turns, as the reference plan runs them (performance-and-reliability.md P9: first
     // chunk at once, then 50 chunks 20 ms apart): 20 clients, each with its own chat, running turns
@@ -154,14 +190,22 @@ async function run(ctx) {
       );
       return samples;
     };
+    // The concurrent phase runs in rounds that alternate Hearth and direct (A/B/A/B, like the other
+    // scenarios): the machine's background load drifts, and the medians over rounds are the figures.
     const sessions = await Promise.all(Array.from({ length: CONCURRENT }, () => newSession()));
     const tag = `[chunks=${LONG_CHUNKS}]`;
-    const conc = {
-      hearth: await closedLoop((c, i) =>
-        hearthTurn(api, ctx.adminKey, sessions[c], `client ${c} turn ${i} ${tag}`, LONG_CHUNKS),
-      ),
-      direct: await closedLoop((c, i) => directTurn(client, `client ${c} turn ${i} ${tag}`)),
-    };
+    const conc = { hearth: [], direct: [], rounds: [] };
+    for (let round = 0; round < ctx.rounds; round++) {
+      const cpuBefore = await cpuReader(ctx, api);
+      const hearth = await closedLoop((c, i) =>
+        hearthTurn(api, ctx.adminKey, sessions[c], `r${round} client ${c} turn ${i} ${tag}`, LONG_CHUNKS),
+      );
+      const cpu = cpuPerTurn(cpuBefore, await cpuReader(ctx, api), hearth.length);
+      const direct = await closedLoop((c, i) => directTurn(client, `r${round} client ${c} turn ${i} ${tag}`));
+      conc.hearth.push(...hearth);
+      conc.direct.push(...direct);
+      conc.rounds.push({ hearth, direct, cpu });
+    }
     const burst = { hearth: [], direct: [] };
     for (let round = 0; round < BURST_ROUNDS; round++) {
       burst.hearth.push(
@@ -185,16 +229,44 @@ async function run(ctx) {
     ]) {
       const hs = stats(set.hearth);
       const ds = stats(set.direct);
-      const added = {
-        p50: h.round(hs.ttft.p50 - ds.ttft.p50),
-        p99: h.round(hs.ttft.p99 - ds.ttft.p99),
-        gapP99: h.round(hs.gaps.p99 - ds.gaps.p99),
-      };
+      const addedOf = (hearth, direct) => ({
+        p50: h.round(hearth.ttft.p50 - direct.ttft.p50),
+        p99: h.round(hearth.ttft.p99 - direct.ttft.p99),
+        gapP99: h.round(hearth.gaps.p99 - direct.gaps.p99),
+      });
+      let added = addedOf(hs, ds);
+      let perRound = null;
+      if (set.rounds) {
+        // The verdict takes the median of each figure over the rounds; all turns pooled are info.
+        perRound = set.rounds.map((r) => addedOf(stats(r.hearth), stats(r.direct)));
+        const pooled = added;
+        added = {
+          p50: h.median(perRound.map((r) => r.p50)),
+          p99: h.median(perRound.map((r) => r.p99)),
+          gapP99: h.median(perRound.map((r) => r.gapP99)),
+        };
+        h.line(
+          `P9 ${name} rounds (information): ` +
+            perRound
+              .map((r, i) => `#${i + 1} added p50=${r.p50} p99=${r.p99} inter-chunk p99=${r.gapP99}`)
+              .join('; ') +
+            `; all turns pooled: added p50=${pooled.p50} p99=${pooled.p99} inter-chunk p99=${pooled.gapP99} ms`,
+        );
+      }
+      const cpu = set.cpu ?? (set.rounds ? set.rounds.map((r) => r.cpu) : null);
+      if (cpu)
+        h.line(
+          `P9 ${name} CPU per Hearth turn (information): ` +
+            [cpu]
+              .flat()
+              .map((c) => `API ${c.api} ms, Postgres ${c.postgres} ms`)
+              .join('; '),
+        );
       const ok = added.p50 <= 10 && added.p99 <= 30 && added.gapP99 <= 2;
       if (counts) pass &&= ok;
-      figures[name] = { hearth: hs, direct: ds, added, pass: ok };
+      figures[name] = { hearth: hs, direct: ds, added, perRound, cpu, pass: ok };
       h.line(
-        `P9 ${name} (${set.hearth.length} turns): TTFT hearth p50=${hs.ttft.p50} p99=${hs.ttft.p99} ms, direct p50=${ds.ttft.p50} p99=${ds.ttft.p99} ms; ` +
+        `P9 ${name} (${set.hearth.length} turns${set.rounds ? `, medians of ${set.rounds.length} rounds` : ''}): TTFT hearth p50=${hs.ttft.p50} p99=${hs.ttft.p99} ms, direct p50=${ds.ttft.p50} p99=${ds.ttft.p99} ms; ` +
           `added p50=${added.p50} ms (≤ 10) p99=${added.p99} ms (≤ 30); inter-chunk p99 hearth=${hs.gaps.p99} direct=${ds.gaps.p99} added=${added.gapP99} ms (≤ 2) ${counts ? h.verdict(ok) : '(not a goal)'}`,
       );
     }

@@ -1,3 +1,4 @@
+import './gc-tuning';
 import 'reflect-metadata';
 import { BootstrapDefaultAccountUseCase } from '@hearth/app';
 import { ConfigError, loadConfig, openPlatformResources, runRotateSecretsCommand } from '@hearth/platform';

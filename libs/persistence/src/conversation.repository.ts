@@ -86,7 +86,12 @@ export interface AppendFloorAfterHeadOutcome {
  * The `msgs` CTE: the messages (a JSON array of AppendedMessageInput, given as parameter `messages`)
  * of the page the `page` CTE inserted, with the account, session and time parameters named.
  */
-const MESSAGE_INSERTS = (p: { account: string; session: string; now: string; messages: string }) => `msgs AS (
+export const MESSAGE_INSERTS = (p: {
+  account: string;
+  session: string;
+  now: string;
+  messages: string;
+}) => `msgs AS (
   INSERT INTO messages (id, account_id, session_id, floor_id, page_id, seq, role, content, content_format,
     is_hidden, source, token_count, token_encoding, created_at)
   SELECT m.id, ${p.account}::text, ${p.session}::text, pg.floor_id, pg.id, m.seq, m.role, m.content,

@@ -1,7 +1,7 @@
 import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { DomainError, hashApiKey } from '@hearth/domain';
-import { credentialsRepository, type Db } from '@hearth/persistence';
+import { CredentialLookup, type Db } from '@hearth/persistence';
 import { DB } from '@hearth/platform';
 import type { AuthenticatedRequest } from './actor.decorator';
 import { ENVELOPE, type EnvelopedRequest, type EnvelopeStyle, ROUTE_ENVELOPE } from './envelope';
@@ -16,7 +16,9 @@ interface RouteOptions {
 /**
  * `x-api-key` on every route but the public ones. Missing or unknown: 401 `unauthorized`; a key of a
  * disabled account or Client: 403 `account_disabled` / `client_disabled`. A disabled account can
- * reach nothing, so the check runs on every request against the database (no cache).
+ * reach nothing, so the check runs on every request against the database (no cache). The lookups of
+ * concurrent requests share statements (CredentialLookup), each answered by one that started after
+ * its request arrived.
  *
  * Being the one global guard, it also records the handler's `@Envelope` style on the request for
  * the reply (envelope.ts), so no interceptor is needed.
@@ -26,10 +28,15 @@ export class AuthGuard implements CanActivate {
   /** Per controller class, per handler (a handler of a base class can serve several classes). */
   private readonly routes = new WeakMap<object, WeakMap<object, RouteOptions>>();
 
+  /** The key lookups of this process's requests (coalesced, never cached). */
+  private readonly credentials: CredentialLookup;
+
   constructor(
     private readonly reflector: Reflector,
-    @Inject(DB) private readonly db: Db,
-  ) {}
+    @Inject(DB) db: Db,
+  ) {
+    this.credentials = new CredentialLookup(db);
+  }
 
   private routeOptions(context: ExecutionContext): RouteOptions {
     const handler = context.getHandler();
@@ -63,7 +70,7 @@ export class AuthGuard implements CanActivate {
     const key = typeof header === 'string' ? header.trim() : '';
     if (!key) throw new DomainError('unauthorized', 401, 'Missing x-api-key header');
 
-    const row = await credentialsRepository.findByKeyHash(this.db, hashApiKey(key));
+    const row = await this.credentials.find(hashApiKey(key));
     if (!row) throw new DomainError('unauthorized', 401, 'Unknown API key');
     if (row.account_status !== 'active')
       throw new DomainError('account_disabled', 403, 'The account is disabled');

@@ -46,12 +46,23 @@ function chunkOf(events: readonly SseEvent[]): string {
 export class SseWriter {
   private readonly heartbeat: NodeJS.Timeout;
   private ended = false;
+  /** With `coalesce`: what this tick wrote, sent as one socket write when the tick ends. */
+  private pending = '';
+  private flushQueued = false;
+  private readonly coalesce: boolean;
 
+  /**
+   * `coalesce`: events written in one tick (a turn's `start` and `run`; `run`, `done` and the end)
+   * leave in one socket write at the tick's end, the headers with the first of them, which delays
+   * no event (each model chunk arrives in a tick of its own) and saves the writes and the client's
+   * reads in between. The streams that wait for `drain` (the Project event stream) write at once.
+   */
   constructor(
     private readonly req: Request,
     private readonly res: Response,
-    options: { heartbeatMs: number; retryMs?: number },
+    options: { heartbeatMs: number; retryMs?: number; coalesce?: boolean },
   ) {
+    this.coalesce = options.coalesce === true;
     const socket = req.socket;
     socket.setNoDelay(true);
     socket.setKeepAlive(true);
@@ -61,8 +72,8 @@ export class SseWriter {
     res.setHeader('Cache-Control', 'no-cache');
     res.setHeader('Connection', 'keep-alive');
     res.setHeader('X-Accel-Buffering', 'no');
-    res.flushHeaders();
-    res.write(`retry: ${options.retryMs ?? SSE_RETRY_MS}\n\n`);
+    if (!this.coalesce) res.flushHeaders();
+    this.write(`retry: ${options.retryMs ?? SSE_RETRY_MS}\n\n`);
     this.heartbeat = setInterval(() => this.write(': heartbeat\n\n'), options.heartbeatMs);
     this.heartbeat.unref();
     res.on('close', () => this.stop());
@@ -85,8 +96,11 @@ export class SseWriter {
 
   end(): void {
     if (this.ended) return;
+    const last = this.pending;
+    this.pending = '';
     this.stop();
-    this.res.end();
+    if (last && !this.res.destroyed) this.res.end(last);
+    else this.res.end();
   }
 
   onDrain(listener: () => void): void {
@@ -104,7 +118,20 @@ export class SseWriter {
 
   private write(chunk: string): boolean {
     if (this.ended || this.res.destroyed) return true;
-    return this.res.write(chunk);
+    if (!this.coalesce) return this.res.write(chunk);
+    this.pending += chunk;
+    if (!this.flushQueued) {
+      this.flushQueued = true;
+      process.nextTick(() => this.flush());
+    }
+    return !this.res.writableNeedDrain;
+  }
+
+  private flush(): void {
+    this.flushQueued = false;
+    const chunk = this.pending;
+    this.pending = '';
+    if (chunk && !this.ended && !this.res.destroyed) this.res.write(chunk);
   }
 
   private stop(): void {

@@ -4,7 +4,8 @@ import { SseWriter } from '../http/sse-writer';
 
 /**
  * Runs a prepared turn over the response (docs/decisions.md "Turns and runs"):
- * - SSE: `start`, `run`, `chunk`/`reasoning` as they arrive (one write each, nothing buffered), then
+ * - SSE: `start`, `run`, `chunk`/`reasoning` as they arrive (nothing buffered: the events of one tick
+ *   leave in one write, see SseWriter `coalesce`), then
  *   `done` or `error` (after the headers, errors are events). Every event carries its run sequence as
  *   `id:`. A client disconnect cancels the run unless it is detached.
  * - JSON: 200 `{data: result}`, or the turn's error (499 `generation_cancelled`, 504, 502, 409 …). A
@@ -17,7 +18,7 @@ export async function runTurn(
   options: { sse: boolean; heartbeatMs: number },
 ): Promise<void> {
   if (options.sse) {
-    const writer = new SseWriter(req, res, { heartbeatMs: options.heartbeatMs });
+    const writer = new SseWriter(req, res, { heartbeatMs: options.heartbeatMs, coalesce: true });
     prepared.attach((event) => writer.send([event]));
     writer.onClose(() => {
       prepared.attach(null);

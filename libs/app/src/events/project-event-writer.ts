@@ -82,7 +82,9 @@ export class ProjectEventWriter {
    * not wait for Redis to acknowledge it, so an answer is not held back by the bus (one Redis round
    * trip less per write; a slow or unreachable Redis no longer stalls writes that have committed).
    * A failure is still logged, never thrown: readers catch up from the log on their next wake-up
-   * or poll. The publish is sent when `wake` is called: after the commit, before the answer.
+   * or poll. The publish is sent when `wake` is called: after the commit, before the answer (on the
+   * Redis bus the wake-ups made in one microtask run, e.g. of one group-committed batch, leave
+   * together in one pipeline, see RedisEventBus.publish).
    */
   wake(projectId: string, sequence: number): Promise<void> {
     let published: Promise<void>;

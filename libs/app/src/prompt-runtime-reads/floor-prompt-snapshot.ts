@@ -30,6 +30,17 @@ export async function storeFloorPromptSnapshot(
   result: PromptEngineResult,
   now: number = Date.now(),
 ): Promise<void> {
+  await floorPromptSnapshotsRepository.upsert(tx, {
+    floor_id: floor.id,
+    session_id: floor.session_id,
+    account_id: floor.account_id,
+    ...promptSnapshotColumns(result),
+    created_at: now,
+  });
+}
+
+/** The stored snapshot and trace (JSON) of an engine result, as `storeFloorPromptSnapshot` writes them. */
+export function promptSnapshotColumns(result: PromptEngineResult): { snapshot: string; trace: string } {
   const trace: StoredPromptTrace = {
     token_estimate: result.token_estimate,
     available_for_reply: result.available_for_reply,
@@ -37,14 +48,7 @@ export async function storeFloorPromptSnapshot(
     runtime_trace: visibleRuntimeTrace(result.runtime_trace),
     warnings: result.warnings,
   };
-  await floorPromptSnapshotsRepository.upsert(tx, {
-    floor_id: floor.id,
-    session_id: floor.session_id,
-    account_id: floor.account_id,
-    snapshot: JSON.stringify(result.prompt_snapshot),
-    trace: JSON.stringify(trace),
-    created_at: now,
-  });
+  return { snapshot: JSON.stringify(result.prompt_snapshot), trace: JSON.stringify(trace) };
 }
 
 export interface StoredFloorPrompt {

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DomainError } from '@hearth/domain';
+import { DomainError, ID_PREFIX, newId } from '@hearth/domain';
 import type { PromptEngineInput } from '@hearth/domain/prompt/engine';
 import { applyRegexScripts, REGEX_PLACEMENTS } from '@hearth/domain/prompt/regex';
 import { tokenCounter } from '@hearth/domain/prompt/shared/token-counter';
@@ -7,6 +7,7 @@ import {
   conversationRepository,
   generationRunsRepository,
   inTransaction,
+  turnCommitRepository,
   type Db,
   type FloorRow,
   type Tx,
@@ -15,10 +16,20 @@ import {
 import { CONFIG, DB, type AppConfig, type LlmResult } from '@hearth/platform';
 import { commitConflict, generationTargetStale } from '../conversation/conversation-errors';
 import { commitFloor, discardGeneratingFloor } from '../conversation/floor-writes';
-import { MESSAGE_TOKEN_ENCODING, writePage, type PageWithMessages } from '../conversation/message-writes';
-import { ProjectEventWriter } from '../events/project-event-writer';
-import { OperationLogWriter } from '../operation-logs/operation-log-writer';
-import { storeFloorPromptSnapshot } from '../prompt-runtime-reads/floor-prompt-snapshot';
+import {
+  MESSAGE_TOKEN_ENCODING,
+  messageRowsOf,
+  pageChecksum,
+  writePage,
+  type MessageInput,
+  type PageWithMessages,
+} from '../conversation/message-writes';
+import { ProjectEventWriter, type ProjectEventInput } from '../events/project-event-writer';
+import { OperationLogWriter, type OperationLogInput } from '../operation-logs/operation-log-writer';
+import {
+  promptSnapshotColumns,
+  storeFloorPromptSnapshot,
+} from '../prompt-runtime-reads/floor-prompt-snapshot';
 import { promoteStagedWrites, stageMutations, type StageableMutation } from '../variables/staged-writes';
 import { snapshotLocalView } from '../variables/variable-views';
 import { visibleRuntimeTrace } from './dry-run-result';
@@ -73,6 +84,20 @@ export class TurnCommitter {
       variables: state.engineInput.variables ?? null,
     };
     const output = [{ role: 'assistant' as const, content: text, source: 'model' }];
+    const mutations = stagedMutationsOf(state);
+    if (state.kind === 'respond' && !run.detached && !mutations.some((m) => m.scope === 'local')) {
+      const fast = await this.commitRespondInOneStatement(state, run, llm, {
+        now,
+        text,
+        reasoning,
+        tokenIn,
+        tokenOut,
+        stateSnapshot,
+        output,
+      });
+      if (fast) return fast;
+      // The gate did not pass: the step-by-step transaction below names the error.
+    }
     let staged: RunEvent[] = [];
     let restore: () => void = () => undefined;
     const committed: { page: PageWithMessages | null } = { page: null };
@@ -134,18 +159,10 @@ export class TurnCommitter {
         await this.commitVariables(tx, state, run, floor, page, now);
 
         const result = this.resultOf(state, run, floor, page, text, reasoning, llm);
-        const log = await this.logs.write(tx, state.actor, {
-          action: state.kind,
-          account_id: state.session.account_id,
-          workspace_id: state.session.workspace_id,
-          project_id: state.session.project_id,
-          session_id: state.session.id,
-          branch_id: state.branch.id,
-          floor_id: floor.id,
-          run_id: run.id,
-          target_type: 'floor',
-          target_id: floor.id,
-          metadata: this.logMetadata(state, run, {
+        const log = await this.logs.write(
+          tx,
+          state.actor,
+          this.committedLog(state, run, floor.id, {
             page_id: page.page.id,
             output_length: text.length,
             reasoning_length: reasoning?.length ?? 0,
@@ -153,7 +170,7 @@ export class TurnCommitter {
             completion_token_count: tokenOut,
             unsupported_params: llm.unsupported_params,
           }),
-        });
+        );
         await this.recordCommittedEvent(uow, state, run, floor, page, log.id, text.length);
 
         run.update({ status: 'completed', phase: 'completed', completed_at: now, pending_text: llm.text });
@@ -256,8 +273,7 @@ export class TurnCommitter {
     page: PageWithMessages,
     now: number,
   ): Promise<void> {
-    const mutations = (state.prompt.runtime_trace.macro.staged_mutations ??
-      []) as unknown as StageableMutation[];
+    const mutations = stagedMutationsOf(state);
     const local: Record<string, unknown> = { ...(state.engineInput.variables?.local ?? {}) };
     const localWrites = mutations.filter((m) => m.scope === 'local');
     if (localWrites.length > 0) {
@@ -348,7 +364,26 @@ export class TurnCommitter {
     operationLogId: string,
     outputLength: number,
   ): Promise<void> {
+    const event = this.committedEvent(state, run, floor, page.page.id, page.messages[0]?.id ?? null, {
+      operationLogId,
+      outputLength,
+    });
     await this.events.record(uow, {
+      ...event,
+      payload: { ...event.payload, page_version: page.page.version },
+    });
+  }
+
+  /** The `floor.committed` event but its payload's `page_version`. */
+  private committedEvent(
+    state: PreparedTurnState,
+    run: LiveRun,
+    floor: Pick<FloorRow, 'id' | 'floor_no' | 'token_in' | 'token_out'>,
+    pageId: string,
+    messageId: string | null,
+    written: { operationLogId: string; outputLength: number },
+  ): ProjectEventInput {
+    return {
       project: { id: state.project.id, workspace_id: state.project.workspace_id },
       type: 'floor.committed',
       visibility: 'project',
@@ -356,19 +391,147 @@ export class TurnCommitter {
       session_id: state.session.id,
       branch_id: state.branch.id,
       floor_id: floor.id,
-      page_id: page.page.id,
-      message_id: page.messages[0]?.id ?? null,
-      operation_log_id: operationLogId,
+      page_id: pageId,
+      message_id: messageId,
+      operation_log_id: written.operationLogId,
       correlation_id: run.id,
       payload: {
         floor_no: floor.floor_no,
         run_id: run.id,
         run_type: state.kind,
-        page_version: page.page.version,
-        output_length: outputLength,
+        output_length: written.outputLength,
         token_in: floor.token_in,
         token_out: floor.token_out,
       },
-    });
+    };
   }
+
+  /** The operation log of a committed turn. */
+  private committedLog(
+    state: PreparedTurnState,
+    run: LiveRun,
+    floorId: string,
+    metadata: {
+      page_id: string;
+      output_length: number;
+      reasoning_length: number;
+      prompt_token_count: number;
+      completion_token_count: number;
+      unsupported_params: LlmResult['unsupported_params'];
+    },
+  ): OperationLogInput {
+    return {
+      action: state.kind,
+      account_id: state.session.account_id,
+      workspace_id: state.session.workspace_id,
+      project_id: state.session.project_id,
+      session_id: state.session.id,
+      branch_id: state.branch.id,
+      floor_id: floorId,
+      run_id: run.id,
+      target_type: 'floor',
+      target_id: floorId,
+      metadata: this.logMetadata(state, run, metadata),
+    };
+  }
+
+  /**
+   * The commit of a respond turn whose run is not detached and whose macros wrote no local variable,
+   * as one statement (turnCommitRepository.commitRespondTurn: the same rows as the transaction of
+   * `commit`, in one round trip; docs/decisions.md "Turn latency"). `undefined` when its gate did not
+   * pass (nothing written, the run as it was): the caller then runs the transaction, which names the
+   * error. The `run` and `done` events are numbered before the statement (it stores the last sequence)
+   * and sent once it committed.
+   */
+  private async commitRespondInOneStatement(
+    state: PreparedTurnState,
+    run: LiveRun,
+    llm: LlmResult,
+    turn: {
+      now: number;
+      text: string;
+      reasoning: string | null;
+      tokenIn: number;
+      tokenOut: number;
+      stateSnapshot: unknown;
+      output: MessageInput[];
+    },
+  ): Promise<TurnResult | undefined> {
+    const { now, text, reasoning } = turn;
+    const pageId = newId(ID_PREFIX.page);
+    const messages = messageRowsOf(turn.output);
+    const log = this.logs.row(
+      state.actor,
+      this.committedLog(state, run, state.floor.id, {
+        page_id: pageId,
+        output_length: text.length,
+        reasoning_length: reasoning?.length ?? 0,
+        prompt_token_count: turn.tokenIn,
+        completion_token_count: turn.tokenOut,
+        unsupported_params: llm.unsupported_params,
+      }),
+    );
+    const event = this.events.row(
+      this.committedEvent(
+        state,
+        run,
+        { ...state.floor, token_in: turn.tokenIn, token_out: turn.tokenOut },
+        pageId,
+        messages[0]?.id ?? null,
+        { operationLogId: log.id, outputLength: text.length },
+      ),
+    );
+    const previousRow = run.row;
+    // `run` and `done` follow: the run row stores the sequence of `done`.
+    const lastEventSeq = run.lastSequence + 2;
+    run.update({ status: 'completed', phase: 'completed', completed_at: now, pending_text: llm.text });
+    let written;
+    try {
+      written = await turnCommitRepository.commitRespondTurn(this.db, {
+        lockTimeoutMs: this.config.turnCommitLockTimeoutMs,
+        branchId: state.branch.id,
+        floorId: state.floor.id,
+        runId: run.id,
+        accountId: state.session.account_id,
+        sessionId: state.session.id,
+        floor: {
+          token_in: turn.tokenIn,
+          token_out: turn.tokenOut,
+          reasoning_text: reasoning,
+          state_snapshot: JSON.stringify(turn.stateSnapshot),
+        },
+        page: { id: pageId, checksum: pageChecksum(turn.output), messages },
+        promptSnapshot: promptSnapshotColumns(state.prompt),
+        localView: JSON.stringify(state.engineInput.variables?.local ?? {}),
+        log,
+        event,
+        run: { phase_seq: run.row.phase_seq, pending_text: llm.text, last_event_seq: lastEventSeq },
+        now,
+      });
+    } catch (error) {
+      run.row = previousRow;
+      throw error;
+    }
+    if (!written) {
+      run.row = previousRow;
+      return undefined;
+    }
+    const page: PageWithMessages = { page: written.page, messages: written.messages };
+    const result = this.resultOf(state, run, written.floor, page, text, reasoning, llm);
+    const staged = [run.stage('run', run.snapshot()), run.stage('done', result)];
+    run.deliver(staged);
+    run.ended();
+    void this.events.wake(state.project.id, written.eventSequence);
+    if (state.history)
+      rememberCommittedFloor(state.session.id, state.history.revision, state.floor, [
+        ...state.history.inputMessages,
+        ...page.messages,
+      ]);
+    return result;
+  }
+}
+
+/** The variable writes the turn's macros staged (runtime trace). */
+function stagedMutationsOf(state: PreparedTurnState): StageableMutation[] {
+  return (state.prompt.runtime_trace.macro.staged_mutations ?? []) as unknown as StageableMutation[];
 }

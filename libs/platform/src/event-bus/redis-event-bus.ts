@@ -1,6 +1,13 @@
 import { Redis } from 'ioredis';
 import type { BusListener, EventBus } from './event-bus';
 
+interface PendingPublish {
+  channel: string;
+  message: string;
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
 /**
  * Redis pub/sub with one subscriber connection per process: each channel is subscribed once and
  * fanned out in process (PSUBSCRIBE is avoided; see performance-and-reliability.md A3).
@@ -12,6 +19,8 @@ export class RedisEventBus implements EventBus {
   private readonly channels = new Map<string, Set<BusListener>>();
   private readonly resyncListeners = new Set<() => void>();
   private lostConnection = false;
+  /** Publishes of the running microtask queue, sent together when it drains (see publish). */
+  private pending: PendingPublish[] | null = null;
   private closed = false;
 
   constructor(
@@ -37,8 +46,41 @@ export class RedisEventBus implements EventBus {
     });
   }
 
-  async publish(channel: string, message: string): Promise<void> {
-    await this.publisher.publish(channel, message);
+  /**
+   * PUBLISH, coalesced: the publishes made in one run of the microtask queue (the wake-ups of one
+   * group-committed batch, whose requests resume together) are sent in one pipeline, i.e. one write
+   * and one round trip, still as one PUBLISH each and in call order. They leave on the microtask
+   * after the caller's, before any I/O. Resolves when Redis has acknowledged this publish.
+   */
+  publish(channel: string, message: string): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      if (!this.pending) {
+        this.pending = [];
+        queueMicrotask(() => this.flush());
+      }
+      this.pending.push({ channel, message, resolve, reject });
+    });
+  }
+
+  private flush(): void {
+    const batch = this.pending ?? [];
+    this.pending = null;
+    if (batch.length === 1) {
+      const [only] = batch;
+      this.publisher.publish(only.channel, only.message).then(() => only.resolve(), only.reject);
+      return;
+    }
+    const pipeline = this.publisher.pipeline();
+    for (const p of batch) pipeline.publish(p.channel, p.message);
+    pipeline.exec().then(
+      (results) =>
+        batch.forEach((p, i) => {
+          const error = results?.[i]?.[0];
+          if (error) p.reject(error);
+          else p.resolve();
+        }),
+      (error: unknown) => batch.forEach((p) => p.reject(error)),
+    );
   }
 
   async subscribe(channel: string, listener: BusListener): Promise<() => Promise<void>> {

@@ -10,16 +10,18 @@ import {
   type LlmResult,
   type LlmTarget,
 } from './llm.types';
+import { cachedSdkClient, sdkClientKey } from './sdk-clients';
 
 type Fetch = typeof fetch;
 
 function client(target: LlmTarget, fetchFn: Fetch | undefined, maxRetries: number): Anthropic {
-  return new Anthropic({
-    apiKey: target.apiKey ?? 'none',
-    baseURL: target.baseUrl ?? DEFAULT_BASE_URLS.anthropic ?? undefined,
-    maxRetries,
-    ...(fetchFn ? { fetch: fetchFn } : {}),
-  });
+  const apiKey = target.apiKey ?? 'none';
+  const baseURL = target.baseUrl ?? DEFAULT_BASE_URLS.anthropic ?? undefined;
+  return cachedSdkClient(
+    fetchFn,
+    sdkClientKey('anthropic', baseURL, apiKey, maxRetries),
+    () => new Anthropic({ apiKey, baseURL, maxRetries, ...(fetchFn ? { fetch: fetchFn } : {}) }),
+  );
 }
 
 /**

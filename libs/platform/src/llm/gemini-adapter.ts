@@ -9,6 +9,7 @@ import {
   type LlmResult,
   type LlmTarget,
 } from './llm.types';
+import { cachedSdkClient, sdkClientKey } from './sdk-clients';
 
 type Fetch = typeof fetch;
 
@@ -22,10 +23,16 @@ const plainFetch: Fetch = ((input: Parameters<Fetch>[0], init?: RequestInit & { 
 }) as Fetch;
 
 function client(target: LlmTarget, fetchFn: Fetch | undefined): GoogleGenAI {
-  return new GoogleGenAI({
-    apiKey: target.apiKey ?? 'none',
-    httpOptions: { ...(target.baseUrl ? { baseUrl: target.baseUrl } : {}), fetch: fetchFn ?? plainFetch },
-  });
+  const apiKey = target.apiKey ?? 'none';
+  return cachedSdkClient(
+    fetchFn,
+    sdkClientKey('google', target.baseUrl, apiKey),
+    () =>
+      new GoogleGenAI({
+        apiKey,
+        httpOptions: { ...(target.baseUrl ? { baseUrl: target.baseUrl } : {}), fetch: fetchFn ?? plainFetch },
+      }),
+  );
 }
 
 /** System messages become `systemInstruction`; turns become `user`/`model` contents, adjacent ones merged. */

@@ -1,6 +1,7 @@
 import OpenAI from 'openai';
 import { callSignal, toLlmError } from './llm-errors';
 import { mapParams } from './param-mapping';
+import { cachedSdkClient, sdkClientKey } from './sdk-clients';
 import {
   DEFAULT_BASE_URLS,
   LlmError,
@@ -15,12 +16,12 @@ type Fetch = typeof fetch;
 function client(target: LlmTarget, fetchFn: Fetch | undefined, maxRetries: number): OpenAI {
   const baseURL = target.baseUrl ?? DEFAULT_BASE_URLS[target.provider];
   if (!baseURL) throw new LlmError('configuration', `Provider ${target.provider} needs a base URL`);
-  return new OpenAI({
-    apiKey: target.apiKey ?? 'none',
-    baseURL,
-    maxRetries,
-    ...(fetchFn ? { fetch: fetchFn } : {}),
-  });
+  const apiKey = target.apiKey ?? 'none';
+  return cachedSdkClient(
+    fetchFn,
+    sdkClientKey('openai', baseURL, apiKey, maxRetries),
+    () => new OpenAI({ apiKey, baseURL, maxRetries, ...(fetchFn ? { fetch: fetchFn } : {}) }),
+  );
 }
 
 /** OpenAI Chat Completions (and DeepSeek, xAI, compatible servers) through the `openai` package. */
