@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { PruneHistoryEditsUseCase, RunMaintenanceScanUseCase } from '@hearth/app';
 import { createSession } from '../support/factories/sessions';
 import { ADMIN_KEY, type TestApp } from '../support/test-app';
 import { floorsOf, startFakeModelServer, startTurnsApp, type FakeModelServer } from './turns-support';
@@ -160,5 +161,88 @@ describe('turn history cache', () => {
     expect(res.status).toBe(200);
     const contents = (res.body.data.messages as Array<{ content: string }>).map((m) => m.content);
     expect(contents.some((c) => c.includes('reply-patched'))).toBe(false);
+  });
+
+  it('an edit that commits after a later edit of the same session still reaches the next prompt', async () => {
+    const db = t.resources.database.db;
+    const { session } = await chat(['reply-first', 'reply-second']);
+    expect(await prompt(session.id)).toContain('reply-first');
+    let commitLate!: () => void;
+    const held = new Promise<void>((resolve) => (commitLate = resolve));
+    let edited!: () => void;
+    const isEdited = new Promise<void>((resolve) => (edited = resolve));
+    // Edit A takes the smaller edit id and stays uncommitted while edit B (larger id) commits.
+    const editA = db.connection().execute(async (conn) => {
+      await sql`BEGIN`.execute(conn);
+      await sql`UPDATE messages SET content = 'reply-first-late' WHERE session_id = ${session.id}
+        AND content = 'reply-first'`.execute(conn);
+      edited();
+      await held;
+      await sql`COMMIT`.execute(conn);
+    });
+    await isEdited;
+    await sql`UPDATE messages SET content = 'reply-second-early' WHERE session_id = ${session.id}
+      AND content = 'reply-second'`.execute(db);
+    const between = await prompt(session.id);
+    expect(between).toContain('reply-second-early');
+    expect(between).toContain('reply-first');
+    expect(between).not.toContain('reply-first-late');
+    commitLate();
+    await editA;
+    const after = await prompt(session.id);
+    expect(after).toContain('reply-first-late');
+    expect(after).toContain('reply-second-early');
+  });
+
+  it('the maintenance prune leaves one row per session and every prompt as it was', async () => {
+    const db = t.resources.database.db;
+    const prune = t.app.get(PruneHistoryEditsUseCase, { strict: false });
+    // What the cases above left is pruned first, so the counts below are this case's own.
+    await prune.execute();
+    const { session } = await chat(['reply-v0', 'reply-tail']);
+    for (const version of ['reply-v1', 'reply-v2', 'reply-v3']) {
+      await sql`UPDATE messages SET content = ${version} WHERE session_id = ${session.id}
+        AND content LIKE 'reply-v%'`.execute(db);
+    }
+    const other = await chat(['reply-other']);
+    await sql`UPDATE messages SET content = 'reply-other-patched' WHERE session_id = ${other.session.id}
+      AND content = 'reply-other'`.execute(db);
+    const third = await chat(['reply-third']);
+    await sql`UPDATE messages SET content = 'reply-third-1' WHERE session_id = ${third.session.id}
+      AND content = 'reply-third'`.execute(db);
+    await sql`UPDATE messages SET content = 'reply-third-2' WHERE session_id = ${third.session.id}
+      AND content = 'reply-third-1'`.execute(db);
+    // Rows left by a session that was deleted.
+    await sql`INSERT INTO session_history_edits (session_id)
+      VALUES ('ses_gone_for_good'), ('ses_gone_for_good')`.execute(db);
+    expect(await revisionRows(session.id)).toBe(3);
+    expect(await revisionRows(other.session.id)).toBe(1);
+    expect(await revisionRows(third.session.id)).toBe(2);
+    expect(await prompt(session.id)).toContain('reply-v3');
+
+    // A batch of one takes the session with the oldest row; the scan step takes the rest.
+    expect(await prune.execute(1)).toEqual({ sessions: 1, orphaned: 0, deleted: 3 });
+    expect(await revisionRows(session.id)).toBe(1);
+    expect(await revisionRows(third.session.id)).toBe(2);
+    const scan = await t.app.get(RunMaintenanceScanUseCase, { strict: false }).execute();
+    expect(scan.steps.find((s) => s.step === 'history_edit_prune')).toEqual({
+      step: 'history_edit_prune',
+      ok: true,
+      summary: { sessions: 1, orphaned: 1, deleted: 4 },
+    });
+    expect(await revisionRows(session.id)).toBe(1);
+    expect(await revisionRows(other.session.id)).toBe(1);
+    expect(await revisionRows(third.session.id)).toBe(1);
+    expect(await revisionRows('ses_gone_for_good')).toBe(0);
+    expect(await prune.execute()).toEqual({ sessions: 0, orphaned: 0, deleted: 0 });
+
+    expect(await prompt(session.id)).toContain('reply-v3');
+    expect(await prompt(third.session.id)).toContain('reply-third-2');
+    // A new edit still reaches the next prompt.
+    await sql`UPDATE messages SET content = 'reply-v4' WHERE session_id = ${session.id}
+      AND content = 'reply-v3'`.execute(db);
+    const after = await prompt(session.id);
+    expect(after).toContain('reply-v4');
+    expect(after).not.toContain('reply-v3');
   });
 });

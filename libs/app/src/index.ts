@@ -176,6 +176,7 @@ export * from './prompt-runtime/create-prompt-injection.use-case';
 export * from './prompt-runtime/update-prompt-injection.use-case';
 export * from './prompt-runtime/delete-prompt-injection.use-case';
 export * from './prompt-runtime/cleanup-expired-injections.use-case';
+export * from './turns/prune-history-edits.use-case';
 export * from './llm-profiles/create-llm-profile.use-case';
 export * from './llm-profiles/list-llm-profiles.use-case';
 export * from './llm-profiles/get-llm-profile.use-case';

@@ -41,5 +41,6 @@ export * from './chat-transfer.repository';
 export * from './floor-prompt-snapshots.repository';
 export * from './turn-history.repository';
 export * from './turn-state.repository';
+export * from './session-history-edits.repository';
 export * from './turn-commit.repository';
 export * from './session-prompt-settings.repository';

@@ -49,8 +49,8 @@ SELECT row_to_json(b) AS branch, row_to_json(h) AS head,
      FROM floor_lines l JOIN chain c ON l.id = c.parent_line_id
    )
    SELECT json_agg(json_build_object('line_id', line_id, 'lo', lo, 'hi', hi)) FROM chain) AS head_ranges,
-  (SELECT coalesce(max(e.edit_id), 0) FROM session_history_edits e WHERE e.session_id = $1::text)
-    AS history_rev,
+  (SELECT count(*) || ':' || coalesce(max(e.edit_id), 0) FROM session_history_edits e
+    WHERE e.session_id = $1::text) AS history_rev,
   (SELECT coalesce(json_agg(row_to_json(pp)), '[]'::json) FROM prompt_policies pp
     WHERE pp.session_id = $1::text AND (pp.branch_id IS NULL OR pp.branch_id = b.id)) AS policies,
   (SELECT coalesce(json_agg(row_to_json(pi) ORDER BY pi.created_at, pi.id), '[]'::json)
@@ -78,7 +78,7 @@ export interface BranchState {
   head: FloorRow | null;
   /** Empty when the head has no line. */
   headRanges: LineRange[];
-  historyRev: number;
+  historyRev: string;
   /** The session and branch policies and live injections, as `promptRuntimeRepository.loadForTurn`. */
   runtime: PromptRuntimeForTurn;
   promptSettings: SessionPromptSettingsRow | null;
@@ -113,7 +113,7 @@ export const turnStateRepository = {
       branch: BranchRow;
       head: FloorRow | null;
       head_ranges: LineRange[] | null;
-      history_rev: number;
+      history_rev: string;
       policies: PromptPolicyRow[];
       injections: PromptInjectionRow[];
       prompt_settings: SessionPromptSettingsRow | null;

@@ -11,6 +11,7 @@ import { RunLedgerJobUseCase } from './run-ledger-job.use-case';
 import { RunMaintenanceScanUseCase } from './run-maintenance-scan.use-case';
 import { SystemPingUseCase } from './system-ping.use-case';
 import { CleanupExpiredInjectionsUseCase } from '../prompt-runtime/cleanup-expired-injections.use-case';
+import { PruneHistoryEditsUseCase } from '../turns/prune-history-edits.use-case';
 
 const USE_CASES = [
   CreateJobUseCase,
@@ -20,6 +21,7 @@ const USE_CASES = [
   ReconcileJobsUseCase,
   RunMaintenanceScanUseCase,
   CleanupExpiredInjectionsUseCase,
+  PruneHistoryEditsUseCase,
 ];
 
 /**

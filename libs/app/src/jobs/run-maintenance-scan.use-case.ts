@@ -4,6 +4,7 @@ import { LOGGER, type JsonLogger } from '@hearth/platform';
 import type { MaintenanceScanStep } from './maintenance-scan-step';
 import { ReconcileJobsUseCase } from './reconcile-jobs.use-case';
 import { CleanupExpiredInjectionsUseCase } from '../prompt-runtime/cleanup-expired-injections.use-case';
+import { PruneHistoryEditsUseCase } from '../turns/prune-history-edits.use-case';
 
 /**
  * The steps of `maintenance.scan`, in order: the one place later issues add their TTL and
@@ -12,6 +13,7 @@ import { CleanupExpiredInjectionsUseCase } from '../prompt-runtime/cleanup-expir
 export const MAINTENANCE_SCAN_STEPS: ReadonlyArray<Type<MaintenanceScanStep>> = [
   ReconcileJobsUseCase,
   CleanupExpiredInjectionsUseCase,
+  PruneHistoryEditsUseCase,
 ];
 
 export interface MaintenanceScanResult {

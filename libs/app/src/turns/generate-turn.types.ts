@@ -105,5 +105,5 @@ export interface PreparedTurnState {
    * so the commit can hand the committed floor to the history cache (docs/decisions.md "Turn history
    * cache").
    */
-  history?: { revision: number | null; inputMessages: MessageRow[] };
+  history?: { revision: string | null; inputMessages: MessageRow[] };
 }

@@ -24,7 +24,7 @@ export class TurnHistoryCache {
    */
   async history(
     sessionId: string,
-    revision: number,
+    revision: string,
     ranges: LineRange[],
     read: (missing: LineRange[]) => Promise<TurnHistoryRow[]>,
   ): Promise<TurnHistoryRow[]> {
@@ -100,7 +100,7 @@ export class TurnHistoryCache {
    */
   addFloor(
     sessionId: string,
-    revision: number,
+    revision: string,
     lineId: string,
     floorNo: number,
     rows: TurnHistoryRow[],
@@ -155,7 +155,7 @@ export class TurnHistoryCache {
 }
 
 interface SessionHistory {
-  revision: number;
+  revision: string;
   /** line id -> floor number -> the floor's active messages (empty: a floor without any). */
   lines: Map<string, Map<number, TurnHistoryRow[]>>;
   chars: number;

@@ -460,7 +460,7 @@ async function emptyMainBranch(
     },
     head: null,
     headRanges: [],
-    historyRev: 0,
+    historyRev: '0:0',
     runtime,
     promptSettings: settings ?? null,
     runningRun: null,
@@ -657,7 +657,7 @@ async function readTurnHistory(
   db: Executor,
   sessionId: string,
   branch: BranchRow,
-  historyRev: number | null,
+  historyRev: string | null,
   parent: FloorRow | null,
   parentRanges: LineRange[] | null,
 ): Promise<Array<Pick<LineageMessageRow, HistoryColumns>>> {
@@ -688,7 +688,7 @@ const historyCache = new TurnHistoryCache(32_000_000);
  */
 export function rememberCommittedFloor(
   sessionId: string,
-  revision: number | null,
+  revision: string | null,
   floor: Pick<FloorRow, 'line_id' | 'floor_no'>,
   messages: Array<
     Pick<MessageRow, 'id' | 'role' | 'content' | 'is_hidden' | 'token_count' | 'token_encoding'>

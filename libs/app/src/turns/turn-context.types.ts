@@ -72,7 +72,7 @@ export interface TurnContext {
   /** The branch's `running` generation run when the context was read (another turn, or a stale one). */
   runningRun: GenerationRunRow | null;
   /** The session's history revision the history was read under (null: not read through the cache). */
-  historyRev: number | null;
+  historyRev: string | null;
 }
 
 /**
