@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
 import { BootstrapDefaultAccountUseCase } from '@hearth/app';
@@ -47,6 +50,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const database = embedded ? null : (options.database ?? (await createTestDatabase()));
   const ownsDatabase = !embedded && !options.database;
   const useRedis = !embedded && (options.redis ?? true);
+  const dataDir = embedded && !options.env?.HEARTH_DATA_DIR ? copyOfPgliteTemplate() : null;
   const config = loadConfig({
     PORT: '0',
     HOST: '127.0.0.1',
@@ -56,7 +60,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     QUEUE_PREFIX: `hearth_t_${randomBytes(4).toString('hex')}`,
     ...(database ? { DATABASE_URL: database.url } : {}),
     ...(useRedis ? { REDIS_URL } : {}),
-    ...(embedded ? { HEARTH_DATA_DIR: 'memory://' } : {}),
+    ...(embedded ? { HEARTH_DATA_DIR: dataDir ?? 'memory://' } : {}),
     ...options.env,
   });
   const logs: string[] = [];
@@ -79,6 +83,19 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       await app.close();
       await resources.close();
       if (ownsDatabase && database) await database.drop();
+      if (dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A fresh copy of the migrated PGlite data directory of the test run (global-setup.ts), or null when
+ * there is none (a suite run without the global setup): the embedded app then starts in memory.
+ */
+function copyOfPgliteTemplate(): string | null {
+  const template = process.env.HEARTH_TEST_PGLITE_TEMPLATE;
+  if (!template) return null;
+  const dataDir = mkdtempSync(join(tmpdir(), 'hearth-pglite-'));
+  cpSync(template, dataDir, { recursive: true });
+  return dataDir;
 }
