@@ -5,6 +5,13 @@ import type { NewProjectEvent } from './project-events.repository';
 import { preparedStatement } from './prepared-statements';
 import type { ProjectMemberRow, ProjectRow } from './projects.repository';
 import type { DerivedOutputsTable } from './tables';
+import {
+  OPERATION_LOG_COLUMNS,
+  PROJECT_EVENT_COLUMNS,
+  columnNames,
+  columnsExcept,
+  parameterSlots,
+} from './typed-columns';
 
 export type DerivedOutputRow = Selectable<DerivedOutputsTable>;
 
@@ -173,53 +180,12 @@ const ENTRY_COLUMNS = [
   ['updated_at', 'bigint'],
 ] as const satisfies ReadonlyArray<readonly [keyof NewDerivedOutputFields, string]>;
 
-const LOG_COLUMNS = [
-  ['id', 'text'],
-  ['actor_type', 'text'],
-  ['actor_id', 'text'],
-  ['actor_account_id', 'text'],
-  ['operation_group_id', 'text'],
-  ['request_id', 'text'],
-  ['source_type', 'text'],
-  ['action', 'text'],
-  ['status', 'text'],
-  ['session_id', 'text'],
-  ['branch_id', 'text'],
-  ['floor_id', 'text'],
-  ['run_id', 'text'],
-  ['target_type', 'text'],
-  ['target_id', 'text'],
-  ['before_ref', 'jsonb'],
-  ['after_ref', 'jsonb'],
-  ['diff', 'jsonb'],
-  ['metadata', 'jsonb'],
-  ['created_at', 'bigint'],
-] as const satisfies ReadonlyArray<readonly [keyof ProjectScopedLog, string]>;
-
-const EVENT_COLUMNS = [
-  ['id', 'text'],
-  ['type', 'text'],
-  ['visibility', 'text'],
-  ['source', 'text'],
-  ['actor_account_id', 'text'],
-  ['actor_client_id', 'text'],
-  ['session_id', 'text'],
-  ['branch_id', 'text'],
-  ['floor_id', 'text'],
-  ['page_id', 'text'],
-  ['message_id', 'text'],
-  ['operation_log_id', 'text'],
-  ['correlation_id', 'text'],
-  ['causation_event_id', 'text'],
-  ['payload', 'jsonb'],
-  ['created_at', 'bigint'],
-] as const satisfies ReadonlyArray<readonly [keyof ProjectScopedEvent, string]>;
+/** The log's and event's columns but those the statements take from the Project row. */
+const LOG_COLUMNS = columnsExcept(OPERATION_LOG_COLUMNS, 'account_id', 'workspace_id', 'project_id');
+const EVENT_COLUMNS = columnsExcept(PROJECT_EVENT_COLUMNS, 'workspace_id', 'project_id');
 
 /** $1..$8: writer account, Client, is-default, Project id, source session, floor, page, writer roles. */
 const FIXED_PARAMETERS = 8;
-const slots = (columns: ReadonlyArray<readonly [string, string]>, first: number) =>
-  columns.map(([, type], i) => `$${first + i}::${type}`).join(', ');
-const names = (columns: ReadonlyArray<readonly [string, string]>) => columns.map(([c]) => c).join(', ');
 const ENTRY_FIRST = FIXED_PARAMETERS + 1;
 const LOG_FIRST = ENTRY_FIRST + ENTRY_COLUMNS.length;
 const EVENT_FIRST = LOG_FIRST + LOG_COLUMNS.length;
@@ -279,14 +245,14 @@ ok AS (
 ),
 entry AS (
   INSERT INTO derived_outputs (workspace_id, project_id, account_id, source_session_id, source_floor_id,
-    source_page_id, ${names(ENTRY_COLUMNS)})
-  SELECT ok.workspace_id, ok.id, ok.account_id, $5::text, $6::text, $7::text, ${slots(ENTRY_COLUMNS, ENTRY_FIRST)}
+    source_page_id, ${columnNames(ENTRY_COLUMNS)})
+  SELECT ok.workspace_id, ok.id, ok.account_id, $5::text, $6::text, $7::text, ${parameterSlots(ENTRY_COLUMNS, ENTRY_FIRST)}
   FROM ok
   RETURNING *
 ),
 log AS (
-  INSERT INTO operation_logs (account_id, workspace_id, project_id, ${names(LOG_COLUMNS)})
-  SELECT ok.account_id, ok.workspace_id, ok.id, ${slots(LOG_COLUMNS, LOG_FIRST)}
+  INSERT INTO operation_logs (account_id, workspace_id, project_id, ${columnNames(LOG_COLUMNS)})
+  SELECT ok.account_id, ok.workspace_id, ok.id, ${parameterSlots(LOG_COLUMNS, LOG_FIRST)}
   FROM ok
 ),
 counter AS (
@@ -296,8 +262,8 @@ counter AS (
   RETURNING project_id, last_sequence
 ),
 event AS (
-  INSERT INTO project_events (workspace_id, project_id, sequence, ${names(EVENT_COLUMNS)})
-  SELECT ok.workspace_id, ok.id, counter.last_sequence, ${slots(EVENT_COLUMNS, EVENT_FIRST)}
+  INSERT INTO project_events (workspace_id, project_id, sequence, ${columnNames(EVENT_COLUMNS)})
+  SELECT ok.workspace_id, ok.id, counter.last_sequence, ${parameterSlots(EVENT_COLUMNS, EVENT_FIRST)}
   FROM ok JOIN counter ON counter.project_id = ok.id
   RETURNING sequence
 )
@@ -413,14 +379,14 @@ ok AS (
 ),
 entry AS (
   INSERT INTO derived_outputs (workspace_id, project_id, account_id, source_session_id, source_floor_id,
-    source_page_id, ${names(ENTRY_COLUMNS)})
+    source_page_id, ${columnNames(ENTRY_COLUMNS)})
   SELECT ok.p_workspace_id, ok.project_id, ok.p_account_id, ok.source_session_id, ok.source_floor_id,
     ok.source_page_id, ${recordValues(E_FIELDS)}
   FROM ok
   RETURNING derived_outputs.id, to_json(derived_outputs) AS row
 ),
 log AS (
-  INSERT INTO operation_logs (account_id, workspace_id, project_id, ${names(LOG_COLUMNS)})
+  INSERT INTO operation_logs (account_id, workspace_id, project_id, ${columnNames(LOG_COLUMNS)})
   SELECT ok.p_account_id, ok.p_workspace_id, ok.project_id, ${recordValues(L_FIELDS)}
   FROM ok
 ),
@@ -431,7 +397,7 @@ counter AS (
   RETURNING project_id, last_sequence
 ),
 event AS (
-  INSERT INTO project_events (workspace_id, project_id, sequence, ${names(EVENT_COLUMNS)})
+  INSERT INTO project_events (workspace_id, project_id, sequence, ${columnNames(EVENT_COLUMNS)})
   SELECT ok.p_workspace_id, ok.project_id, counter.last_sequence, ${recordValues(V_FIELDS)}
   FROM ok JOIN counter ON counter.project_id = ok.project_id
   RETURNING project_id, sequence

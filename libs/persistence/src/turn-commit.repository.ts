@@ -5,62 +5,24 @@ import type { FloorRow, PageRow } from './floors.repository';
 import type { NewOperationLog } from './operation-logs.repository';
 import { preparedStatement } from './prepared-statements';
 import type { NewProjectEvent } from './project-events.repository';
+import {
+  OPERATION_LOG_COLUMNS,
+  PROJECT_EVENT_COLUMNS,
+  columnNames,
+  columnsExcept,
+  parameterSlots,
+} from './typed-columns';
 
 /** The operation log's columns, each a typed parameter of TURN_COMMIT (from $LOG_FIRST on). */
-const LOG_COLUMNS = [
-  ['id', 'text'],
-  ['account_id', 'text'],
-  ['actor_type', 'text'],
-  ['actor_id', 'text'],
-  ['actor_account_id', 'text'],
-  ['operation_group_id', 'text'],
-  ['request_id', 'text'],
-  ['workspace_id', 'text'],
-  ['project_id', 'text'],
-  ['source_type', 'text'],
-  ['action', 'text'],
-  ['status', 'text'],
-  ['session_id', 'text'],
-  ['branch_id', 'text'],
-  ['floor_id', 'text'],
-  ['run_id', 'text'],
-  ['target_type', 'text'],
-  ['target_id', 'text'],
-  ['before_ref', 'jsonb'],
-  ['after_ref', 'jsonb'],
-  ['diff', 'jsonb'],
-  ['metadata', 'jsonb'],
-  ['created_at', 'bigint'],
-] as const satisfies ReadonlyArray<readonly [keyof NewOperationLog, string]>;
+const LOG_COLUMNS = OPERATION_LOG_COLUMNS;
 
 /** The Project event's columns but `sequence` (the counter's) and `payload` (completed in SQL). */
-const EVENT_COLUMNS = [
-  ['id', 'text'],
-  ['workspace_id', 'text'],
-  ['project_id', 'text'],
-  ['type', 'text'],
-  ['visibility', 'text'],
-  ['source', 'text'],
-  ['actor_account_id', 'text'],
-  ['actor_client_id', 'text'],
-  ['session_id', 'text'],
-  ['branch_id', 'text'],
-  ['floor_id', 'text'],
-  ['page_id', 'text'],
-  ['message_id', 'text'],
-  ['operation_log_id', 'text'],
-  ['correlation_id', 'text'],
-  ['causation_event_id', 'text'],
-  ['created_at', 'bigint'],
-] as const satisfies ReadonlyArray<readonly [keyof NewProjectEvent, string]>;
+const EVENT_COLUMNS = columnsExcept(PROJECT_EVENT_COLUMNS, 'payload');
 
 /** $1..$21: see `commitRespondTurn`. */
 const FIXED_PARAMETERS = 21;
 const LOG_FIRST = FIXED_PARAMETERS + 1;
 const EVENT_FIRST = LOG_FIRST + LOG_COLUMNS.length;
-const names = (columns: ReadonlyArray<readonly [string, string]>) => columns.map(([c]) => c).join(', ');
-const slots = (columns: ReadonlyArray<readonly [string, string]>, first: number) =>
-  columns.map(([, type], i) => `$${first + i}::${type}`).join(', ');
 
 /**
  * The commit of a respond turn as ONE statement, hence one transaction and one round trip
@@ -124,8 +86,8 @@ variable_snapshot AS (
   ON CONFLICT (floor_id) DO UPDATE SET local_view = excluded.local_view, updated_at = excluded.updated_at
 ),
 log AS (
-  INSERT INTO operation_logs (${names(LOG_COLUMNS)})
-  SELECT ${slots(LOG_COLUMNS, LOG_FIRST)} FROM floor
+  INSERT INTO operation_logs (${columnNames(LOG_COLUMNS)})
+  SELECT ${parameterSlots(LOG_COLUMNS, LOG_FIRST)} FROM floor
 ),
 counter AS (
   INSERT INTO project_event_counters AS c (project_id, last_sequence)
@@ -134,9 +96,9 @@ counter AS (
   RETURNING last_sequence
 ),
 event AS (
-  INSERT INTO project_events (sequence, payload, ${names(EVENT_COLUMNS)})
+  INSERT INTO project_events (sequence, payload, ${columnNames(EVENT_COLUMNS)})
   SELECT counter.last_sequence, $18::jsonb || jsonb_build_object('page_version', page.version),
-    ${slots(EVENT_COLUMNS, EVENT_FIRST)}
+    ${parameterSlots(EVENT_COLUMNS, EVENT_FIRST)}
   FROM counter, page
   RETURNING sequence
 ),
