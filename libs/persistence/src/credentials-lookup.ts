@@ -1,15 +1,10 @@
 import { type CredentialRow, credentialsRepository } from './credentials.repository';
 import type { Executor } from './database';
+import { StatementFlights, type StatementFlightOptions } from './statement-flights';
 
-export interface CredentialLookupOptions {
+export interface CredentialLookupOptions extends StatementFlightOptions {
   /** Most distinct keys in one statement. */
   maxBatch: number;
-  /**
-   * A statement in flight for longer than this no longer holds the next one back (one waiting for a
-   * pool connection must not stall every request of the process); at most `maxInFlight` at once.
-   */
-  stallMs: number;
-  maxInFlight: number;
 }
 
 export interface CredentialLookupStats {
@@ -45,9 +40,10 @@ const DEFAULT_OPTIONS: CredentialLookupOptions = { maxBatch: 128, stallMs: 20, m
  */
 export class CredentialLookup {
   private queue = new Map<string, Waiter[]>();
-  /** When each statement in flight started. */
-  private readonly inFlight = new Set<{ startedAt: number }>();
-  private stallTimer: NodeJS.Timeout | undefined;
+  private readonly flights = new StatementFlights(
+    () => this.options,
+    () => this.pump(),
+  );
   private immediate: NodeJS.Immediate | undefined;
   private readonly options: CredentialLookupOptions;
   readonly stats: CredentialLookupStats = { singles: 0, batches: 0, batchedKeys: 0, lookups: 0 };
@@ -65,7 +61,7 @@ export class CredentialLookup {
       const waiters = this.queue.get(keyHash);
       if (waiters) waiters.push({ resolve, reject });
       else this.queue.set(keyHash, [{ resolve, reject }]);
-      if (this.inFlight.size > 0) this.pump();
+      if (this.flights.size > 0) this.pump();
       else this.schedule();
     });
   }
@@ -76,7 +72,7 @@ export class CredentialLookup {
    * the network in the same turn share it; the other keys wait for the statement in flight to end.
    */
   private schedule(): void {
-    if (this.immediate || this.inFlight.size > 0) return;
+    if (this.immediate || this.flights.size > 0) return;
     this.immediate = setImmediate(() => {
       this.immediate = undefined;
       this.pump();
@@ -85,40 +81,13 @@ export class CredentialLookup {
 
   private pump(): void {
     while (this.queue.size > 0) {
-      if (!this.mayStart()) {
-        this.watchStall();
+      if (!this.flights.mayStart()) {
+        this.flights.watchStall();
         return;
       }
       const batch = this.take();
-      const flight = { startedAt: Date.now() };
-      this.inFlight.add(flight);
-      void this.run(batch).finally(() => {
-        this.inFlight.delete(flight);
-        this.pump();
-      });
+      this.flights.start({ startedAt: Date.now() }, this.run(batch));
     }
-  }
-
-  /** Nothing in flight that is still fresh, and room for one more. */
-  private mayStart(): boolean {
-    if (this.inFlight.size >= this.options.maxInFlight) return false;
-    const freshSince = Date.now() - this.options.stallMs;
-    for (const flight of this.inFlight) if (flight.startedAt > freshSince) return false;
-    return true;
-  }
-
-  /** Queued keys wait for a fresh statement; if it stalls, the timer lets the next one start. */
-  private watchStall(): void {
-    // A full house is pumped again when a statement ends.
-    if (this.stallTimer || this.inFlight.size >= this.options.maxInFlight) return;
-    let newest = 0;
-    for (const flight of this.inFlight) newest = Math.max(newest, flight.startedAt);
-    const wait = Math.max(1, newest + this.options.stallMs - Date.now() + 1);
-    this.stallTimer = setTimeout(() => {
-      this.stallTimer = undefined;
-      this.pump();
-    }, wait);
-    this.stallTimer.unref();
   }
 
   /** The next statement's keys: the queued ones in arrival order, at most maxBatch. */

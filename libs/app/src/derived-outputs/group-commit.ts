@@ -1,3 +1,5 @@
+import { StatementFlights, type StatementFlightOptions } from '@hearth/persistence';
+
 /**
  * What a group commit writes with: `one` writes a single item (its own statement), `many` writes
  * several in one statement and returns one result per item, in order, or throws when the statement
@@ -10,15 +12,9 @@ export interface GroupCommitWriter<Item, Result> {
   many(items: readonly Item[]): Promise<Result[]>;
 }
 
-export interface GroupCommitOptions {
+export interface GroupCommitOptions extends StatementFlightOptions {
   /** Most items in one batch. */
   maxBatch: number;
-  /**
-   * A batch in flight for longer than this no longer holds the next one back (one waiting on a
-   * lock must not stall every other write of the process); at most `maxInFlight` run at once.
-   */
-  stallMs: number;
-  maxInFlight: number;
 }
 
 export interface GroupCommitStats {
@@ -52,8 +48,10 @@ interface Pending<Item, Result> {
 export class GroupCommit<Item, Result> {
   private queue: Pending<Item, Result>[] = [];
   /** The statements in flight: when each started and the keys it writes. */
-  private readonly inFlight = new Set<{ startedAt: number; keys: Set<string> }>();
-  private stallTimer: NodeJS.Timeout | undefined;
+  private readonly flights = new StatementFlights<{ startedAt: number; keys: Set<string> }>(
+    () => this.options,
+    () => this.pump(),
+  );
   readonly stats: GroupCommitStats = {
     singles: 0,
     batches: 0,
@@ -90,42 +88,15 @@ export class GroupCommit<Item, Result> {
 
   private pump(): void {
     while (this.queue.length > 0) {
-      if (!this.mayStart()) {
-        this.watchStall();
+      if (!this.flights.mayStart()) {
+        this.flights.watchStall();
         return;
       }
       const batch = this.take();
       // Every queued item's key is being written: the end of that statement pumps again.
       if (batch.length === 0) return;
-      const flight = { startedAt: Date.now(), keys: new Set(batch.map((p) => p.key)) };
-      this.inFlight.add(flight);
-      void this.run(batch).finally(() => {
-        this.inFlight.delete(flight);
-        this.pump();
-      });
+      this.flights.start({ startedAt: Date.now(), keys: new Set(batch.map((p) => p.key)) }, this.run(batch));
     }
-  }
-
-  /** Nothing in flight that is still fresh, and room for one more. */
-  private mayStart(): boolean {
-    if (this.inFlight.size >= this.options.maxInFlight) return false;
-    const freshSince = Date.now() - this.options.stallMs;
-    for (const flight of this.inFlight) if (flight.startedAt > freshSince) return false;
-    return true;
-  }
-
-  /** Queued items wait for a fresh batch; if it stalls, the timer lets the next one start. */
-  private watchStall(): void {
-    // A full house is pumped again when a statement ends.
-    if (this.stallTimer || this.inFlight.size >= this.options.maxInFlight) return;
-    let newest = 0;
-    for (const flight of this.inFlight) newest = Math.max(newest, flight.startedAt);
-    const wait = Math.max(1, newest + this.options.stallMs - Date.now() + 1);
-    this.stallTimer = setTimeout(() => {
-      this.stallTimer = undefined;
-      this.pump();
-    }, wait);
-    this.stallTimer.unref();
   }
 
   /**
@@ -134,11 +105,11 @@ export class GroupCommit<Item, Result> {
    * order even when a stalled batch lets another one start).
    */
   private take(): Pending<Item, Result>[] {
-    if (this.queue.length === 1 && this.inFlight.size === 0) return this.queue.splice(0, 1);
+    if (this.queue.length === 1 && this.flights.size === 0) return this.queue.splice(0, 1);
     const batch: Pending<Item, Result>[] = [];
     const rest: Pending<Item, Result>[] = [];
     const keys = new Set<string>();
-    for (const flight of this.inFlight) for (const key of flight.keys) keys.add(key);
+    for (const flight of this.flights.inFlight) for (const key of flight.keys) keys.add(key);
     for (const pending of this.queue) {
       if (batch.length < this.options.maxBatch && !keys.has(pending.key)) batch.push(pending);
       else rest.push(pending);
