@@ -12,7 +12,7 @@ export interface PrunedHistoryEdits {
 
 /**
  * `session_history_edits` (migration 20261122150000, docs/decisions.md "Turn history cache"): a
- * session's history revision is the number of its rows with the largest `edit_id`.
+ * session's history revision is read from its latest rows (turn-state.repository.ts).
  */
 export const sessionHistoryEditsRepository = {
   /**

@@ -38,6 +38,13 @@ WHERE s.id = $1::text
  * .listOfTargets` returns them (scope ids: `global`, the session id, `<session_id>:<branch_id>` as
  * `branchScopeId` writes it, the head floor id).
  */
+/**
+ * A session's history revision is `<largest edit id>:<sum of its latest HISTORY_REVISION_WINDOW edit
+ * ids>` (docs/decisions.md "Turn history cache"): a new edit raises the largest id, and an edit that
+ * commits after a later one of the same session enters the window, which changes the sum.
+ */
+const HISTORY_REVISION_WINDOW = 64;
+
 const BRANCH_STATE = (by: 'name' | 'id') =>
   preparedStatement(`
 SELECT row_to_json(b) AS branch, row_to_json(h) AS head,
@@ -49,8 +56,9 @@ SELECT row_to_json(b) AS branch, row_to_json(h) AS head,
      FROM floor_lines l JOIN chain c ON l.id = c.parent_line_id
    )
    SELECT json_agg(json_build_object('line_id', line_id, 'lo', lo, 'hi', hi)) FROM chain) AS head_ranges,
-  (SELECT count(*) || ':' || coalesce(max(e.edit_id), 0) FROM session_history_edits e
-    WHERE e.session_id = $1::text) AS history_rev,
+  (SELECT coalesce(max(w.edit_id), 0) || ':' || coalesce(sum(w.edit_id), 0)
+   FROM (SELECT e.edit_id FROM session_history_edits e WHERE e.session_id = $1::text
+     ORDER BY e.edit_id DESC LIMIT ${HISTORY_REVISION_WINDOW}) w) AS history_rev,
   (SELECT coalesce(json_agg(row_to_json(pp)), '[]'::json) FROM prompt_policies pp
     WHERE pp.session_id = $1::text AND (pp.branch_id IS NULL OR pp.branch_id = b.id)) AS policies,
   (SELECT coalesce(json_agg(row_to_json(pi) ORDER BY pi.created_at, pi.id), '[]'::json)
