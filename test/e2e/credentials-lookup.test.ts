@@ -122,6 +122,27 @@ describe('API key lookups of concurrent requests', () => {
     });
   });
 
+  describe('CredentialLookup limits and failures', () => {
+    it('puts at most maxBatch keys in a statement; the rest follow in the next ones', async () => {
+      const users = await Promise.all([1, 2, 3, 4, 5].map(() => createAccountWithKey(t)));
+      const lookup = new CredentialLookup(t.resources.database.db, { maxBatch: 2 });
+      const rows = await Promise.all(users.map((u) => lookup.find(hashApiKey(u.apiKey))));
+      expect(rows.map((r) => r?.account_id)).toEqual(users.map((u) => u.accountId));
+      // 2 + 2 + 1: two several-key statements and a lone one.
+      expect(lookup.stats).toMatchObject({ batches: 2, batchedKeys: 4, singles: 1, lookups: 5 });
+    });
+
+    it('fails every lookup of a failed statement with its error, the lone and the several-key one', async () => {
+      const handle = await openDatabase({ url: null, dataDir: 'memory://' });
+      await handle.close();
+      const lookup = new CredentialLookup(handle.db);
+      await expect(lookup.find('a')).rejects.toThrow();
+      const both = await Promise.allSettled([lookup.find('a'), lookup.find('b')]);
+      expect(both.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+      expect(lookup.stats).toMatchObject({ singles: 1, batches: 1, lookups: 0 });
+    });
+  });
+
   it('runs the several-key statement on PGlite (embedded mode) too', async () => {
     const handle = await openDatabase({ url: null, dataDir: 'memory://' });
     try {

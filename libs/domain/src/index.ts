@@ -1,5 +1,6 @@
 export * from './errors';
 export * from './ids';
+export * from './lru-map';
 export * from './api-keys';
 export * from './operation-logs/operation-log.rules';
 export * from './paging/paging.rules';

@@ -23,6 +23,8 @@ const EVENT_COLUMNS = columnsExcept(PROJECT_EVENT_COLUMNS, 'payload');
 const FIXED_PARAMETERS = 21;
 const LOG_FIRST = FIXED_PARAMETERS + 1;
 const EVENT_FIRST = LOG_FIRST + LOG_COLUMNS.length;
+/** The event's `project_id` parameter, which the counter bump reads too. */
+const EVENT_PROJECT_SLOT = EVENT_FIRST + EVENT_COLUMNS.findIndex(([column]) => column === 'project_id');
 
 /**
  * The commit of a respond turn as ONE statement, hence one transaction and one round trip
@@ -91,7 +93,7 @@ log AS (
 ),
 counter AS (
   INSERT INTO project_event_counters AS c (project_id, last_sequence)
-  SELECT $${EVENT_FIRST + 2}::text, 1 FROM floor
+  SELECT $${EVENT_PROJECT_SLOT}::text, 1 FROM floor
   ON CONFLICT (project_id) DO UPDATE SET last_sequence = c.last_sequence + 1
   RETURNING last_sequence
 ),

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { DomainError, isPlainObject, type NormalizedWorldbookEntry } from '@hearth/domain';
+import { DomainError, isPlainObject, LruMap, type NormalizedWorldbookEntry } from '@hearth/domain';
 import type { PromptEngineInput } from '@hearth/domain/prompt/engine';
 import { INJECTION_LIMITS, type InjectionItem } from '@hearth/domain/prompt/injections';
 import type { PolicyLayer } from '@hearth/domain/prompt/policy';
@@ -32,7 +32,7 @@ import type { AppConfig } from '@hearth/platform';
 import { characterLorebook, storedCardOf } from '../characters/character-rules';
 import { isInLineage, readBranchHistory } from '../conversation/floor-reads';
 import { TurnHistoryCache } from './history-cache';
-import { deepFreeze, LruMap } from './lru-map';
+import { deepFreeze } from './deep-freeze';
 import { MAIN_BRANCH } from '../conversation/session-conversation';
 import { readAssetVersionData } from '../presets/library-asset-versions';
 import { effectivePromptSettings, storedSettings } from '../prompt-settings/prompt-settings-rules';

@@ -1,7 +1,9 @@
+import { LruMap } from '@hearth/domain';
+
 /** Clients kept per process: at most this many per fetch function, the least recently used dropped. */
 const MAX_CLIENTS = 64;
 const NO_FETCH = {};
-const byFetch = new WeakMap<object, Map<string, unknown>>();
+const byFetch = new WeakMap<object, LruMap<string, unknown>>();
 
 /**
  * The SDK client for one fetch function and one `key` (provider, base URL, API key, retries), made
@@ -13,17 +15,14 @@ export function cachedSdkClient<T>(fetchFn: object | undefined, key: string, cre
   const owner = fetchFn ?? NO_FETCH;
   let clients = byFetch.get(owner);
   if (!clients) {
-    clients = new Map();
+    clients = new LruMap(MAX_CLIENTS);
     byFetch.set(owner, clients);
   }
   let client = clients.get(key) as T | undefined;
   if (client === undefined) {
     client = create();
-    if (clients.size >= MAX_CLIENTS) clients.delete(clients.keys().next().value as string);
-  } else {
-    clients.delete(key);
+    clients.set(key, client);
   }
-  clients.set(key, client);
   return client;
 }
 
