@@ -12,6 +12,13 @@ const pg = require('pg');
 const ROOT = join(__dirname, '..', '..');
 const DIST_API = join(ROOT, 'dist/apps/api');
 const API_MAIN = join(DIST_API, 'apps/api/src/main.js');
+/**
+ * The node flags of `npm run start:api` (package.json), so the measured API runs as an operator's
+ * does (`--no-memory-reducer`: docs/decisions.md "Turn latency").
+ */
+const API_NODE_FLAGS = require('../../package.json')
+  .scripts['start:api'].split(/\s+/)
+  .filter((word) => word.startsWith('--'));
 const MIGRATE_MAIN = join(DIST_API, 'apps/api/src/migrate.js');
 const RESULTS_DIR = join(ROOT, 'bench/results');
 
@@ -232,7 +239,7 @@ async function startApi({ databaseUrl: dbUrl, adminKey, benchId, env = {} }) {
     // Diagnostics only: BENCH_API_STDOUT=1 keeps the API's stdout (e.g. with BENCH_API_NODE_ARGS=--trace-gc).
     stdio: ['ignore', process.env.BENCH_API_STDOUT ? 'inherit' : 'ignore', 'inherit', 'ipc'],
     // Diagnostics only: node flags NODE_OPTIONS refuses (BENCH_API_NODE_ARGS="--single-threaded-gc").
-    nodeArgs: (process.env.BENCH_API_NODE_ARGS ?? '').split(' ').filter(Boolean),
+    nodeArgs: [...API_NODE_FLAGS, ...(process.env.BENCH_API_NODE_ARGS ?? '').split(' ').filter(Boolean)],
     env: {
       PORT: String(port),
       HOST: '127.0.0.1',

@@ -173,6 +173,9 @@ async function run(ctx) {
 
     // Between Hearth turns the API and Postgres are idle (the direct turns do not use them).
     seq.cpu = cpuPerTurn(seqCpuBefore, await cpuReader(ctx, api), SEQUENTIAL);
+    // Diagnostics only: BENCH_P9_DUMP=<file> keeps the sequential turns' TTFTs and chunk gaps.
+    if (process.env.BENCH_P9_DUMP)
+      require('node:fs').writeFileSync(process.env.BENCH_P9_DUMP, JSON.stringify(seq));
 
     // 20 concurrent turns, as the reference plan runs them (performance-and-reliability.md P9: first
     // chunk at once, then 50 chunks 20 ms apart): 20 clients, each with its own chat, running turns

@@ -46,16 +46,16 @@ function chunkOf(events: readonly SseEvent[]): string {
 export class SseWriter {
   private readonly heartbeat: NodeJS.Timeout;
   private ended = false;
-  /** With `coalesce`: what this tick wrote, sent as one socket write when the tick ends. */
+  /** With `coalesce`: what was written since the last flush, sent as one socket write by a microtask. */
   private pending = '';
   private flushQueued = false;
   private readonly coalesce: boolean;
 
   /**
-   * `coalesce`: events written in one tick (a turn's `start` and `run`; `run`, `done` and the end)
-   * leave in one socket write at the tick's end, the headers with the first of them, which delays
-   * no event (each model chunk arrives in a tick of its own) and saves the writes and the client's
-   * reads in between. The streams that wait for `drain` (the Project event stream) write at once.
+   * `coalesce`: events written in one synchronous run (a turn's `start` and `run`; `run`, `done` and
+   * the end) leave in one socket write from the microtask queued by the first of them, the headers
+   * with it, which delays no event (each model chunk arrives on its own) and saves the writes and the
+   * client's reads in between. The streams that wait for `drain` (the Project event stream) write at once.
    */
   constructor(
     private readonly req: Request,
@@ -122,7 +122,7 @@ export class SseWriter {
     this.pending += chunk;
     if (!this.flushQueued) {
       this.flushQueued = true;
-      process.nextTick(() => this.flush());
+      queueMicrotask(() => this.flush());
     }
     return !this.res.writableNeedDrain;
   }
@@ -131,7 +131,13 @@ export class SseWriter {
     this.flushQueued = false;
     const chunk = this.pending;
     this.pending = '';
-    if (chunk && !this.ended && !this.res.destroyed) this.res.write(chunk);
+    if (!chunk || this.ended || this.res.destroyed) return;
+    this.res.write(chunk);
+    // Node corks the socket for a chunked write and uncorks it on the next tick, i.e. after every
+    // microtask queued so far (a turn's commit work, when the last chunk and the stream's end arrive
+    // together): uncork now so the event leaves at once. The later uncork then finds nothing corked.
+    const socket = this.req.socket;
+    if (socket.writableCorked > 0) socket.uncork();
   }
 
   private stop(): void {
