@@ -1,6 +1,7 @@
 import { DomainError } from '@hearth/domain';
 import {
   checkRequestInjections,
+  historyEntries,
   readFloorStateSnapshot,
   turnModelFromConfig,
   turnSeed,
@@ -98,6 +99,51 @@ describe('turn context rules', () => {
       provider: 'anthropic',
       model_id: 'claude',
       base_url: null,
+    });
+  });
+
+  describe('history entries', () => {
+    type HistoryRow = Parameters<typeof historyEntries>[0][number];
+    const row = (floor_no: number, role: HistoryRow['role'], content: string): HistoryRow => ({
+      floor_no,
+      message_id: `msg_${floor_no}_${role}`,
+      role,
+      content,
+      is_hidden: false,
+      token_count: 7,
+      token_encoding: 'o200k_base',
+    });
+    const names = { user: 'Ann', char: 'Seraphina', encoding: 'o200k_base' };
+
+    it('maps roles and names, drops tool messages and keeps counts of the same encoding only', () => {
+      const rows = [
+        row(0, 'assistant', 'hi'),
+        row(1, 'user', 'hello'),
+        row(1, 'tool', 'x'),
+        row(2, 'system', 's'),
+      ];
+      expect(historyEntries(rows, names)).toEqual([
+        expect.objectContaining({ floor_no: 0, role: 'assistant', name: 'Seraphina', token_count: 7 }),
+        expect.objectContaining({ floor_no: 1, role: 'user', name: 'Ann', content: 'hello' }),
+        expect.objectContaining({ floor_no: 2, role: 'system', name: 'System', is_narrator: true }),
+      ]);
+      expect(historyEntries(rows, { ...names, encoding: 'cl100k_base' })[0].token_count).toBeNull();
+    });
+
+    it('gives the same rows the same frozen entries, and new ones when the names change', () => {
+      const rows = [row(0, 'assistant', 'hi'), row(1, 'user', 'hello')];
+      const first = historyEntries(rows, names);
+      const again = historyEntries(rows, names);
+      expect(again[0]).toBe(first[0]);
+      expect(again[1]).toBe(first[1]);
+      expect(Object.isFrozen(first[1])).toBe(true);
+
+      const renamed = historyEntries(rows, { ...names, user: 'Bea' });
+      expect(renamed[1]).not.toBe(first[1]);
+      expect(renamed[1].name).toBe('Bea');
+      // A row read again from the database is a new object: a new entry with its own content.
+      const reread = historyEntries([{ ...rows[1], content: 'edited' }], names);
+      expect(reread[0].content).toBe('edited');
     });
   });
 });

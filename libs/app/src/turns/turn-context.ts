@@ -820,19 +820,36 @@ function embeddedRegexScripts(owner: unknown): Array<Record<string, unknown>> {
   return Array.isArray(scripts) ? scripts.filter((s): s is Record<string, unknown> => isPlainObject(s)) : [];
 }
 
+type HistoryEntry = PromptEngineInput['history'][number];
+
+/**
+ * Each stored message's engine entry, remembered per row object with the names and encoding it was
+ * built for. The rows of the history cache are the same objects on every turn of a session, so a
+ * chat's entries are built once and a turn only builds those of its new floors; rows read straight
+ * from the database are new objects and get new entries. Frozen: turns share them, and the engine
+ * only reads its input.
+ */
+const entriesOfRows = new WeakMap<object, { names: string; entry: HistoryEntry }>();
+
 /**
  * The stored history messages as the engine's history entries (tool messages never reach the prompt);
  * a plain loop, as it runs over every message of the chat on every turn.
  */
-function historyEntries(
+export function historyEntries(
   rows: Array<Pick<LineageMessageRow, HistoryColumns>>,
   names: { user: string; char: string; encoding: string },
 ): PromptEngineInput['history'] {
+  const key = `${names.user}\u0000${names.char}\u0000${names.encoding}`;
   const entries: PromptEngineInput['history'] = [];
   for (const m of rows) {
     if (m.role === 'tool') continue;
+    const known = entriesOfRows.get(m);
+    if (known !== undefined && known.names === key) {
+      entries.push(known.entry);
+      continue;
+    }
     const narrator = m.role === 'narrator' || m.role === 'system';
-    entries.push({
+    const entry: HistoryEntry = Object.freeze({
       floor_no: m.floor_no,
       role: m.role === 'user' ? 'user' : narrator ? 'system' : 'assistant',
       name: m.role === 'user' ? names.user : narrator ? 'System' : names.char,
@@ -842,6 +859,8 @@ function historyEntries(
       is_narrator: narrator,
       message_id: m.message_id,
     });
+    entriesOfRows.set(m, { names: key, entry });
+    entries.push(entry);
   }
   return entries;
 }
