@@ -136,8 +136,8 @@ export class SseWriter {
     // Node corks the socket for a chunked write and uncorks it on the next tick, i.e. after every
     // microtask queued so far (a turn's commit work, when the last chunk and the stream's end arrive
     // together): uncork now so the event leaves at once. The later uncork then finds nothing corked.
-    const socket = this.req.socket;
-    if (socket.writableCorked > 0) socket.uncork();
+    const socket = this.res.socket;
+    if (socket && socket.writableCorked > 0) socket.uncork();
   }
 
   private stop(): void {

@@ -16,6 +16,7 @@ import { TurnCommitter } from './commit-turn';
 import { commitBusy, generationCancelled, generationError } from './generate-errors';
 import type { PreparedTurnState, TurnResult } from './generate-turn.types';
 import type { LiveRun, RunListener, RunSnapshot } from './runs/live-run';
+import { yieldToPendingIo } from './yield-to-pending-io';
 
 /** How a turn ended. */
 export type TurnOutcome = { ok: true; result: TurnResult } | { ok: false; error: DomainError };
@@ -202,6 +203,8 @@ export class TurnRunner {
       run.row.pending_text = result.text;
       run.emit('chunk', { chunk: result.text });
     }
+    // Other streams' chunks that arrived meanwhile go out before this turn's commit work.
+    await yieldToPendingIo();
     run.update({ phase: 'committing', pending_text: result.text });
     try {
       const committed = await this.committer.commit(state, run, result);

@@ -39,6 +39,7 @@ import { RUN_LEASE_MS, RunRegistry } from './runs/run-registry';
 import { RUN_ID_PREFIX } from './runs/live-run';
 import { loadTurnContext } from './turn-context';
 import type { TurnContext } from './turn-context.types';
+import { yieldToPendingIo } from './yield-to-pending-io';
 
 /** Without a `timeout_ms` from the request or the binding, a model call may take this long. */
 export const DEFAULT_GENERATION_TIMEOUT_MS = 300_000;
@@ -374,6 +375,7 @@ export class GenerateTurnUseCase {
       throw new DomainError('model_not_configured', 503, 'No model for this turn');
     const engineInput = ctx.engineInput;
     engineInput.provider = { kind: resolved.target.provider, model_id: resolved.target.model };
+    await yieldToPendingIo();
     const prompt = buildPrompt(engineInput);
     const params = { ...(resolved.params as LlmParams) };
     if (params.timeout_ms === undefined || params.timeout_ms === null)
