@@ -11,7 +11,7 @@ const seed = require('../lib/seed');
 const { sql } = require('kysely');
 
 const PROJECTS = 200;
-const CONCURRENCY = Number(process.env.P2C ?? 8);
+const CONCURRENCY = 8;
 const GOAL = 0.4;
 const P99_TARGET_MS = 25;
 

@@ -55,7 +55,8 @@ export class SseWriter {
    * `coalesce`: events written in one synchronous run (a turn's `start` and `run`; `run`, `done` and
    * the end) leave in one socket write from the microtask queued by the first of them, the headers
    * with it, which delays no event (each model chunk arrives on its own) and saves the writes and the
-   * client's reads in between. The streams that wait for `drain` (the Project event stream) write at once.
+   * client's reads in between. The streams that wait for `drain` (the Project event stream) write at
+   * once.
    */
   constructor(
     private readonly req: Request,
