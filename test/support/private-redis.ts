@@ -65,7 +65,10 @@ export class RestartableRedis {
     if (!child) return;
     const exited = new Promise((r) => child.once('exit', r));
     await this.cli(['shutdown', 'nosave']).catch(() => undefined);
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([exited, new Promise((r) => (timer = setTimeout(r, 5000)))]);
+    // Cleared, so a suite does not keep its jest worker alive for 5 s after its last test.
+    clearTimeout(timer);
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     this.child = null;
   }
