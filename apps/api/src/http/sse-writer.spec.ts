@@ -76,4 +76,16 @@ describe('SseWriter (coalesce)', () => {
       'retry: 2000\n\nid: 1\nevent: chunk\ndata: "a"\n\nid: 2\nevent: chunk\ndata: "b"\n\nid: 3\nevent: done\ndata: {}\n\n',
     );
   });
+
+  it('without coalescing, writes each event at once, uncorked', async () => {
+    const seen: number[] = [];
+    const body = await exchange((req, res) => {
+      const writer = new SseWriter(req, res, { heartbeatMs: 60_000 });
+      writer.send([{ sequence: 1, type: 'project.event', data: '{}' }]);
+      seen.push(req.socket.writableCorked);
+      writer.end();
+    });
+    expect(seen).toEqual([0]);
+    expect(body).toBe('retry: 2000\n\nid: 1\nevent: project.event\ndata: {}\n\n');
+  });
 });

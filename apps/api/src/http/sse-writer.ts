@@ -119,7 +119,7 @@ export class SseWriter {
 
   private write(chunk: string): boolean {
     if (this.ended || this.res.destroyed) return true;
-    if (!this.coalesce) return this.res.write(chunk);
+    if (!this.coalesce) return this.writeNow(chunk);
     this.pending += chunk;
     if (!this.flushQueued) {
       this.flushQueued = true;
@@ -133,12 +133,19 @@ export class SseWriter {
     const chunk = this.pending;
     this.pending = '';
     if (!chunk || this.ended || this.res.destroyed) return;
-    this.res.write(chunk);
-    // Node corks the socket for a chunked write and uncorks it on the next tick, i.e. after every
-    // microtask queued so far (a turn's commit work, when the last chunk and the stream's end arrive
-    // together): uncork now so the event leaves at once. The later uncork then finds nothing corked.
+    this.writeNow(chunk);
+  }
+
+  /**
+   * Node corks the socket for a chunked write and uncorks it on the next tick, i.e. after every
+   * microtask queued so far (a turn's commit work, when the last chunk and the stream's end arrive
+   * together): uncork at once so the event leaves now. The later uncork then finds nothing corked.
+   */
+  private writeNow(chunk: string): boolean {
+    const ok = this.res.write(chunk);
     const socket = this.res.socket;
     if (socket && socket.writableCorked > 0) socket.uncork();
+    return ok;
   }
 
   private stop(): void {
