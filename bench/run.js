@@ -5,7 +5,7 @@
 //
 //   npm run bench                 all scenarios
 //   npm run bench -- P1 P3        some of them
-//   BENCH_ROUNDS=3 BENCH_P1_SECONDS=10 BENCH_P2_SECONDS=6 BENCH_P3_SECONDS=15   (defaults)
+//   BENCH_ROUNDS=5 BENCH_P1_SECONDS=10 BENCH_P2_SECONDS=6 BENCH_P3_SECONDS=15   (defaults)
 const { execFileSync } = require('node:child_process');
 const { randomBytes } = require('node:crypto');
 const { join } = require('node:path');
@@ -82,7 +82,7 @@ async function main() {
       db: handle.db,
       api,
       NotMeasured,
-      rounds: int('BENCH_ROUNDS', 3, 9),
+      rounds: int('BENCH_ROUNDS', 5, 9),
       seconds: {
         p1: int('BENCH_P1_SECONDS', 10, 120),
         p2: int('BENCH_P2_SECONDS', 6, 120),
