@@ -59,7 +59,7 @@ export class SseCall {
   private request: http.ClientRequest | null = null;
 
   static open(
-    t: TestApp,
+    t: Pick<TestApp, 'baseUrl'>,
     method: 'POST' | 'GET',
     path: string,
     body?: unknown,
