@@ -61,7 +61,8 @@ async function main() {
   const cleanup = async () => {
     await h.stopAllChildren();
     if (handle) await handle.close().catch(() => undefined);
-    if (database) await database.drop().catch((e) => h.line(`could not drop ${database.name}: ${e.message}`));
+    if (database && !process.env.BENCH_KEEP_DB)
+      await database.drop().catch((e) => h.line(`could not drop ${database.name}: ${e.message}`));
   };
   const onSignal = (signal) => {
     h.line(`bench interrupted (${signal}); cleaning up`);

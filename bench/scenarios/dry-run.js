@@ -185,9 +185,14 @@ async function seedHistory(ctx, sessionId, turns) {
         });
       }
     });
-    await db.insertInto('floors').values(floors).execute();
-    await db.insertInto('pages').values(pages).execute();
-    await db.insertInto('messages').values(messages).execute();
+    // One transaction, as a turn's commit writes its floor with its pages and messages: the history
+    // revision triggers then count none of them as an edit of a committed floor (a chat that only grows
+    // keeps its revision, docs/decisions.md "Turn history cache").
+    await db.transaction().execute(async (tx) => {
+      await tx.insertInto('floors').values(floors).execute();
+      await tx.insertInto('pages').values(pages).execute();
+      await tx.insertInto('messages').values(messages).execute();
+    });
   }
   await db
     .updateTable('branches')
