@@ -60,8 +60,8 @@ async function main() {
     const timer = setTimeout(() => process.exit(1), 15_000);
     timer.unref();
     // New connections are refused from now on (a load balancer sends them to another replica; idle
-    // keep-alive connections are closed). app.close() then cancels the running generations and ends
-    // the event streams, and waits for the requests still open to finish (docs/decisions.md "Turns and runs").
+    // keep-alive connections are closed). app.close() then cancels the running generations, ends the
+    // event streams and waits for the requests still open (docs/decisions.md "Turns and runs").
     app.getHttpServer().close();
     await app.close();
     await worker?.close();
