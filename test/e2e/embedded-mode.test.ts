@@ -1,105 +1,25 @@
-import { type ChildProcess, execSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jobsRepository, openDatabase } from '@hearth/persistence';
+import { ensureBuiltApi, startBuiltApi, type BuiltApi } from '../support/built-api';
 
 jest.setTimeout(180_000);
 
-const ROOT = join(__dirname, '..', '..');
-const MAIN = join(ROOT, 'dist/apps/api/apps/api/src/main.js');
-
-interface Started {
-  child: ChildProcess;
-  lines: string[];
-  url: string;
-  exited: Promise<number | null>;
-  waitForLine(pattern: RegExp, timeoutMs?: number): Promise<string>;
-  stop(): Promise<number | null>;
-}
-
 /** `npm start`'s process (`main.js --all-in-one`) with neither DATABASE_URL nor REDIS_URL. */
-async function startAllInOne(dataDir: string): Promise<Started> {
-  const env: NodeJS.ProcessEnv = { ...process.env, HEARTH_DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info' };
-  for (const name of [
-    'DATABASE_URL',
-    'REDIS_URL',
-    'BOOTSTRAP_ADMIN_API_KEY',
-    'HOST',
-    'ENABLE_RUNTIME_MAINTENANCE',
-  ])
-    delete env[name];
-  const child = spawn(process.execPath, [MAIN, '--all-in-one'], {
-    cwd: ROOT,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
+function startAllInOne(dataDir: string): Promise<BuiltApi> {
+  return startBuiltApi({
+    args: ['--all-in-one'],
+    env: { HEARTH_DATA_DIR: dataDir },
+    unset: ['DATABASE_URL', 'REDIS_URL', 'BOOTSTRAP_ADMIN_API_KEY', 'HOST', 'ENABLE_RUNTIME_MAINTENANCE'],
   });
-  const lines: string[] = [];
-  const waiters = new Set<() => void>();
-  const push = (chunk: Buffer) => {
-    lines.push(
-      ...chunk
-        .toString('utf8')
-        .split('\n')
-        .filter((l) => l.length > 0),
-    );
-    for (const wake of [...waiters]) wake();
-  };
-  child.stdout!.on('data', push);
-  child.stderr!.on('data', push);
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  let done = false;
-  void exited.then(() => {
-    done = true;
-    for (const wake of [...waiters]) wake();
-  });
-
-  const waitForLine = (pattern: RegExp, timeoutMs = 60_000) =>
-    new Promise<string>((resolve, reject) => {
-      const check = () => {
-        const line = lines.find((l) => pattern.test(l));
-        if (line) return finish(() => resolve(line));
-        if (done)
-          return finish(() =>
-            reject(new Error(`process exited before printing ${pattern}:\n${lines.join('\n')}`)),
-          );
-      };
-      const timer = setTimeout(
-        () => finish(() => reject(new Error(`no line ${pattern} in:\n${lines.join('\n')}`))),
-        timeoutMs,
-      );
-      const finish = (fn: () => void) => {
-        clearTimeout(timer);
-        waiters.delete(check);
-        fn();
-      };
-      waiters.add(check);
-      check();
-    });
-
-  const listening = JSON.parse(await waitForLine(/"msg":"Hearth API listening on /));
-  return {
-    child,
-    lines,
-    url: listening.url,
-    exited,
-    waitForLine,
-    async stop() {
-      if (child.exitCode === null) child.kill('SIGTERM');
-      return exited;
-    },
-  };
 }
 
 describe('embedded mode: npm start with neither DATABASE_URL nor REDIS_URL', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'hearth-embedded-'));
-  const running: Started[] = [];
+  const running: BuiltApi[] = [];
 
-  beforeAll(() => {
-    // CI builds before testing; a fresh checkout may not have (ensure-built also rebuilds a stale dist).
-    execSync('node scripts/ensure-built.js', { cwd: ROOT, stdio: 'inherit', timeout: 300_000 });
-    if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing after the build`);
-  });
+  beforeAll(() => ensureBuiltApi());
 
   afterAll(async () => {
     for (const started of running) if (started.child.exitCode === null) started.child.kill('SIGKILL');

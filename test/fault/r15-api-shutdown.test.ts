@@ -1,11 +1,8 @@
-import { type ChildProcess, execSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { openDatabase, type DatabaseHandle } from '@hearth/persistence';
+import { ensureBuiltApi, startBuiltApi, type BuiltApi } from '../support/built-api';
 import { startFakeModelServer, type FakeModelServer } from '../support/fake-model-server';
-import { freePort } from '../support/private-services';
 import { SseClient } from '../support/sse-client';
 import { ADMIN_KEY } from '../support/test-app';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
@@ -13,45 +10,9 @@ import { FAKE_KEY, SseCall } from '../e2e/turns-support';
 
 jest.setTimeout(120_000);
 
-const ROOT = join(__dirname, '..', '..');
-const MAIN = join(ROOT, 'dist/apps/api/apps/api/src/main.js');
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
-interface ApiProcess {
-  child: ChildProcess;
-  url: string;
-  output: string[];
-  exited: Promise<number | null>;
-}
-
-/** The built API as `npm run start:api` starts it (its node flags included), on a port of its own. */
-async function startApi(env: Record<string, string>): Promise<ApiProcess> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--no-memory-reducer', MAIN], {
-    cwd: ROOT,
-    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const output: string[] = [];
-  child.stdout!.on('data', (chunk: Buffer) => output.push(chunk.toString('utf8')));
-  child.stderr!.on('data', (chunk: Buffer) => output.push(chunk.toString('utf8')));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the API exited at start:\n${output.join('')}`);
-    const ready = await fetch(`${url}/health/ready`).then(
-      (res) => res.status === 200,
-      () => false,
-    );
-    if (ready) break;
-    if (Date.now() > deadline) throw new Error(`the API did not become ready:\n${output.join('')}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return { child, url, output, exited };
-}
-
-async function post<T>(api: ApiProcess, path: string, body: unknown): Promise<T> {
+async function post<T>(api: BuiltApi, path: string, body: unknown): Promise<T> {
   const res = await fetch(`${api.url}${path}`, {
     method: 'POST',
     headers: { 'x-api-key': ADMIN_KEY, 'content-type': 'application/json' },
@@ -64,7 +25,7 @@ async function post<T>(api: ApiProcess, path: string, body: unknown): Promise<T>
 }
 
 /** Whether a new TCP connection to the API is still accepted (an HTTP answer of any status). */
-const accepts = (api: ApiProcess) =>
+const accepts = (api: BuiltApi) =>
   fetch(`${api.url}/health`).then(
     () => true,
     () => false,
@@ -82,13 +43,11 @@ const accepts = (api: ApiProcess) =>
 describe('R15: SIGTERM to an API process with open streams', () => {
   let database: TestDatabase;
   let fake: FakeModelServer;
-  let api: ApiProcess | null = null;
+  let api: BuiltApi | null = null;
   let audit: DatabaseHandle;
 
   beforeAll(async () => {
-    // CI builds before testing; a fresh checkout may not have (ensure-built also rebuilds a stale dist).
-    execSync('node scripts/ensure-built.js', { cwd: ROOT, stdio: 'inherit', timeout: 300_000 });
-    if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing after the build`);
+    ensureBuiltApi();
     [database, fake] = await Promise.all([createTestDatabase(), startFakeModelServer()]);
     audit = await openDatabase({ url: database.url, poolSize: 2, applicationName: 'r15-audit' });
   });
@@ -101,16 +60,19 @@ describe('R15: SIGTERM to an API process with open streams', () => {
   });
 
   it('stops accepting, cancels the streaming turn, ends the event stream and exits 0', async () => {
-    api = await startApi({
-      DATABASE_URL: database.url,
-      REDIS_URL,
-      QUEUE_PREFIX: `hearth-r15-${randomBytes(4).toString('hex')}`,
-      BOOTSTRAP_ADMIN_API_KEY: ADMIN_KEY,
-      LLM_PROVIDER: 'openai',
-      LLM_MODEL: 'fake-model',
-      LLM_BASE_URL: fake.openaiBaseUrl,
-      LLM_API_KEY: FAKE_KEY,
-      ALLOW_PRIVATE_BASE_URL: 'true',
+    api = await startBuiltApi({
+      env: {
+        HOST: '127.0.0.1',
+        DATABASE_URL: database.url,
+        REDIS_URL,
+        QUEUE_PREFIX: `hearth-r15-${randomBytes(4).toString('hex')}`,
+        BOOTSTRAP_ADMIN_API_KEY: ADMIN_KEY,
+        LLM_PROVIDER: 'openai',
+        LLM_MODEL: 'fake-model',
+        LLM_BASE_URL: fake.openaiBaseUrl,
+        LLM_API_KEY: FAKE_KEY,
+        ALLOW_PRIVATE_BASE_URL: 'true',
+      },
     });
     // The session's own Project (there is no POST /projects): its events stream alongside the turn.
     const session = await post<{ id: string }>(api, '/sessions', {});
