@@ -21,6 +21,7 @@ import * as floorPromptSnapshots from './20261122100000_floor_prompt_snapshots';
 import * as llmResolutionVersions from './20261122130000_llm_resolution_versions';
 import * as sessionPromptSettings from './20261122140000_session_prompt_settings';
 import * as historyEdits from './20261122150000_history_edits';
+import * as credentialChanges from './20261126100000_credential_changes';
 
 /**
  * Every migration, in order. Forward only: a landed migration is never edited; a change is a new file
@@ -49,4 +50,5 @@ export const migrations: Record<string, Migration> = {
   '20261122130000_llm_resolution_versions': llmResolutionVersions,
   '20261122140000_session_prompt_settings': sessionPromptSettings,
   '20261122150000_history_edits': historyEdits,
+  '20261126100000_credential_changes': credentialChanges,
 };

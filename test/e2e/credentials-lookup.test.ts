@@ -3,7 +3,7 @@ import { CredentialLookup, credentialsRepository, migrateToLatest, openDatabase 
 import { createAccountWithKey, createClientWithKey } from '../support/factories/accounts';
 import { ADMIN_KEY, startTestApp, type TestApp } from '../support/test-app';
 
-/** The key lookups of concurrent requests share statements (CredentialLookup), never a cache. */
+/** The key lookups of concurrent requests share statements (CredentialLookup, under the API-key cache). */
 describe('API key lookups of concurrent requests', () => {
   let t: TestApp;
   beforeAll(async () => {

@@ -15,8 +15,23 @@ pg.types.setTypeParser(INT8_OID, (value: string) => Number(value));
 export interface DatabaseHandle {
   db: Db;
   kind: 'postgres' | 'pglite';
+  /**
+   * LISTENs on a notification channel until the returned stop function is called (or the handle
+   * closes). `onNotification` gets each notification's payload; `onListening` says whether
+   * notifications are being received: true once LISTEN has run, false when the connection is lost
+   * (notifications sent meanwhile are missed), true again after a reconnect.
+   */
+  listen(channel: string, handlers: ListenHandlers): () => Promise<void>;
   close(): Promise<void>;
 }
+
+export interface ListenHandlers {
+  onNotification(payload: string): void;
+  onListening(listening: boolean): void;
+}
+
+/** First and longest wait before a lost LISTEN connection is opened again. */
+const RELISTEN_DELAY_MS = { first: 250, max: 10_000 };
 
 export interface DatabaseOptions {
   /** A postgres:// URL, or null for an embedded PGlite database. */
@@ -43,7 +58,29 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     // The next query on that client fails ("not queryable", a 503) and the pool discards it on release.
     pool.on('connect', (client) => client.on('error', () => undefined));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return { db, kind: 'postgres', close: () => db.destroy() };
+    const listeners = new Set<() => Promise<void>>();
+    const url = options.url;
+    const applicationName = `${options.applicationName ?? 'hearth'} listen`;
+    let closed = false;
+    return {
+      db,
+      kind: 'postgres',
+      listen(channel, handlers) {
+        // A closed handle opens no connection (a request still finishing during shutdown).
+        if (closed) return async () => undefined;
+        const stop = listenOnPostgres(url, applicationName, channel, handlers);
+        const stopOnce = async () => {
+          if (listeners.delete(stopOnce)) await stop();
+        };
+        listeners.add(stopOnce);
+        return stopOnce;
+      },
+      close: async () => {
+        closed = true;
+        await Promise.all([...listeners].map((stop) => stop()));
+        await db.destroy();
+      },
+    };
   }
 
   const { PGlite, types } = await import('@electric-sql/pglite');
@@ -55,9 +92,81 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   return {
     db,
     kind: 'pglite',
+    // One process holds the embedded database, so its notifications are never missed.
+    listen(channel, handlers) {
+      if (pglite.closed) return async () => undefined;
+      const listening = pglite.listen(channel, (payload) => handlers.onNotification(payload));
+      void listening.then(() => handlers.onListening(true)).catch(() => undefined);
+      return async () => {
+        handlers.onListening(false);
+        if (pglite.closed) return;
+        const unlisten = await listening.catch(() => undefined);
+        await unlisten?.().catch(() => undefined);
+      };
+    },
     close: async () => {
       await db.destroy();
       if (!pglite.closed) await pglite.close();
     },
+  };
+}
+
+/**
+ * A LISTEN on its own connection (never one of the pool's: a pooled connection is lent to others).
+ * A lost connection is reported (`onListening(false)`) and opened again after a growing delay.
+ */
+function listenOnPostgres(
+  url: string,
+  applicationName: string,
+  channel: string,
+  handlers: ListenHandlers,
+): () => Promise<void> {
+  let stopped = false;
+  let client: pg.Client | undefined;
+  let retry: NodeJS.Timeout | undefined;
+  let delay = RELISTEN_DELAY_MS.first;
+
+  const lost = (from: pg.Client) => {
+    if (client !== from) return;
+    client = undefined;
+    handlers.onListening(false);
+    from.end().catch(() => undefined);
+    if (stopped) return;
+    retry = setTimeout(connect, delay);
+    retry.unref();
+    delay = Math.min(delay * 2, RELISTEN_DELAY_MS.max);
+  };
+
+  const connect = () => {
+    retry = undefined;
+    if (stopped) return;
+    const next = new pg.Client({ connectionString: url, application_name: applicationName, keepAlive: true });
+    client = next;
+    next.on('notification', (message) => {
+      if (message.channel === channel) handlers.onNotification(message.payload ?? '');
+    });
+    next.on('error', () => lost(next));
+    next.on('end', () => lost(next));
+    next
+      .connect()
+      .then(() => next.query(`LISTEN ${next.escapeIdentifier(channel)}`))
+      .then(() => {
+        if (client !== next) return;
+        delay = RELISTEN_DELAY_MS.first;
+        handlers.onListening(true);
+      })
+      .catch(() => lost(next));
+  };
+
+  connect();
+  return async () => {
+    stopped = true;
+    if (retry) clearTimeout(retry);
+    const current = client;
+    client = undefined;
+    if (current) {
+      handlers.onListening(false);
+      await current.end().catch(() => undefined);
+    }
   };
 }

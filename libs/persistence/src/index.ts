@@ -4,6 +4,7 @@ export * from './tables';
 export * from './transaction';
 export * from './credentials.repository';
 export * from './credentials-lookup';
+export * from './credential-cache';
 export * from './statement-flights';
 export * from './accounts.repository';
 export * from './locks.repository';

@@ -10,8 +10,20 @@ import { createLlmClient } from './llm/llm-client';
 import { createGuardedFetch, type GuardedFetch } from './net-guard/guarded-fetch';
 import { SecretBox } from './secrets/secret-box';
 import type { PlatformResources } from './resources';
-import { CONFIG, DATABASE_HANDLE, DB, EVENT_BUS, JOB_QUEUE, LOGGER, METRICS, PLATFORM } from './tokens';
-import { GUARDED_FETCH, LLM_CLIENT, SECRET_BOX } from './tokens';
+import {
+  CONFIG,
+  CREDENTIALS,
+  DATABASE_HANDLE,
+  DB,
+  EVENT_BUS,
+  GUARDED_FETCH,
+  JOB_QUEUE,
+  LLM_CLIENT,
+  LOGGER,
+  METRICS,
+  PLATFORM,
+  SECRET_BOX,
+} from './tokens';
 
 /** Closes the guarded fetch's pooled connections when the application shuts down. */
 @Injectable()
@@ -32,6 +44,7 @@ export class PlatformModule {
       { provide: CONFIG, useValue: resources.config },
       { provide: DATABASE_HANDLE, useValue: resources.database },
       { provide: DB, useValue: resources.database.db },
+      { provide: CREDENTIALS, useValue: resources.credentials },
       { provide: EVENT_BUS, useValue: resources.eventBus },
       { provide: JOB_QUEUE, useValue: resources.jobQueue },
       { provide: LOGGER, useValue: resources.logger },

@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { openDatabase, type DatabaseHandle, migrateToLatest } from '@hearth/persistence';
+import { CredentialCache, openDatabase, type DatabaseHandle, migrateToLatest } from '@hearth/persistence';
 import type { AppConfig } from './config/app-config';
 import type { EventBus } from './event-bus/event-bus';
 import { InProcessEventBus } from './event-bus/in-process-event-bus';
@@ -17,6 +17,8 @@ import { createJobQueue } from './queue/job-transport';
 export interface PlatformResources {
   config: AppConfig;
   database: DatabaseHandle;
+  /** The API-key lookups of this process (cached while the database's change notifications arrive). */
+  credentials: CredentialCache;
   eventBus: EventBus;
   /** BullMQ when REDIS_URL is set, in-process otherwise. */
   jobQueue: JobQueue;
@@ -57,10 +59,13 @@ export async function openPlatformResources(
     logger.warn({ msg: 'job queue connection error', error: String(error) }, 'JobQueue'),
   );
 
+  const credentials = new CredentialCache(database);
+
   let closed = false;
   return {
     config,
     database,
+    credentials,
     eventBus,
     jobQueue,
     logger,
@@ -70,6 +75,7 @@ export async function openPlatformResources(
       closed = true;
       await jobQueue.close();
       await eventBus.close();
+      await credentials.close();
       await database.close();
     },
   };

@@ -2,6 +2,8 @@
 export const CONFIG = Symbol('CONFIG');
 export const DB = Symbol('DB');
 export const DATABASE_HANDLE = Symbol('DATABASE_HANDLE');
+/** The process's `CredentialCache` (API-key lookups; drop it after a local credential change). */
+export const CREDENTIALS = Symbol('CREDENTIALS');
 export const EVENT_BUS = Symbol('EVENT_BUS');
 export const JOB_QUEUE = Symbol('JOB_QUEUE');
 export const LOGGER = Symbol('LOGGER');

@@ -1,8 +1,8 @@
 import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { DomainError, hashApiKey } from '@hearth/domain';
-import { CredentialLookup, type Db } from '@hearth/persistence';
-import { DB } from '@hearth/platform';
+import type { CredentialCache } from '@hearth/persistence';
+import { CREDENTIALS } from '@hearth/platform';
 import type { AuthenticatedRequest } from './actor.decorator';
 import { ENVELOPE, type EnvelopedRequest, type EnvelopeStyle, ROUTE_ENVELOPE } from './envelope';
 import { IS_PUBLIC } from './public.decorator';
@@ -15,10 +15,11 @@ interface RouteOptions {
 
 /**
  * `x-api-key` on every route but the public ones. Missing or unknown: 401 `unauthorized`; a key of a
- * disabled account or Client: 403 `account_disabled` / `client_disabled`. A disabled account can
- * reach nothing, so the check runs on every request against the database (no cache). The lookups of
- * concurrent requests share statements (CredentialLookup), each answered by one that started after
- * its request arrived.
+ * disabled account or Client: 403 `account_disabled` / `client_disabled`. Keys are looked up through
+ * the process's CredentialCache: cached while the database's credential-change notifications are
+ * received, so a disabled account or Client is refused by the next request this process serves after
+ * the change (another API process: once the notification arrives, milliseconds later); otherwise
+ * from the database, the lookups of concurrent requests sharing statements.
  *
  * Being the one global guard, it also records the handler's `@Envelope` style on the request for
  * the reply (envelope.ts), so no interceptor is needed.
@@ -28,15 +29,10 @@ export class AuthGuard implements CanActivate {
   /** Per controller class, per handler (a handler of a base class can serve several classes). */
   private readonly routes = new WeakMap<object, WeakMap<object, RouteOptions>>();
 
-  /** The key lookups of this process's requests (coalesced, never cached). */
-  private readonly credentials: CredentialLookup;
-
   constructor(
     private readonly reflector: Reflector,
-    @Inject(DB) db: Db,
-  ) {
-    this.credentials = new CredentialLookup(db);
-  }
+    @Inject(CREDENTIALS) private readonly credentials: CredentialCache,
+  ) {}
 
   private routeOptions(context: ExecutionContext): RouteOptions {
     const handler = context.getHandler();

@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainError } from '@hearth/domain';
 import type { Actor } from '@hearth/permissions';
-import { accountsRepository, inTransaction, type Db } from '@hearth/persistence';
-import { CONFIG, DB, type AppConfig } from '@hearth/platform';
+import { accountsRepository, inTransaction, type CredentialCache, type Db } from '@hearth/persistence';
+import { CONFIG, CREDENTIALS, DB, type AppConfig } from '@hearth/platform';
 import { OperationLogWriter } from '../operation-logs/operation-log-writer';
 import { accountRef, requireAccountAdmin, requireMultiAccountMode } from './account-rules';
 
@@ -10,19 +10,21 @@ import { accountRef, requireAccountAdmin, requireMultiAccountMode } from './acco
  * `DELETE /accounts/:id` (multi mode): a hard delete of an account that owns nothing any more
  * (`accountsRepository.countOwnedResources`); its Clients, keys and default Workspace go with it.
  * The row is locked first, so no session or Project can be added between the check and the delete.
+ * After the commit the process's key cache is dropped (the account's keys are gone).
  */
 @Injectable()
 export class DeleteAccountUseCase {
   constructor(
     @Inject(DB) private readonly db: Db,
     @Inject(CONFIG) private readonly config: AppConfig,
+    @Inject(CREDENTIALS) private readonly credentials: CredentialCache,
     private readonly logs: OperationLogWriter,
   ) {}
 
   async execute(actor: Actor, accountId: string): Promise<{ id: string; deleted: true }> {
     requireAccountAdmin(actor);
     requireMultiAccountMode(this.config);
-    return inTransaction(this.db, async ({ tx }) => {
+    const deleted = await inTransaction(this.db, async ({ tx }) => {
       const account = await accountsRepository.findAccountForUpdate(tx, accountId);
       if (!account) throw new DomainError('account_not_found', 404, 'Account not found');
       if (account.is_default)
@@ -47,5 +49,7 @@ export class DeleteAccountUseCase {
       });
       return { id: accountId, deleted: true as const };
     });
+    this.credentials.invalidate();
+    return deleted;
   }
 }

@@ -1,8 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainError } from '@hearth/domain';
 import type { Actor } from '@hearth/permissions';
-import { accountsRepository, inTransaction, type AccountRow, type Db } from '@hearth/persistence';
-import { CONFIG, DB, type AppConfig } from '@hearth/platform';
+import {
+  accountsRepository,
+  inTransaction,
+  type AccountRow,
+  type CredentialCache,
+  type Db,
+} from '@hearth/persistence';
+import { CONFIG, CREDENTIALS, DB, type AppConfig } from '@hearth/platform';
 import { OperationLogWriter } from '../operation-logs/operation-log-writer';
 import { accountRef, requireAccountAdmin, requireMultiAccountMode, requireSomeField } from './account-rules';
 
@@ -14,14 +20,15 @@ export interface UpdateAccountInput {
 
 /**
  * `PATCH /accounts/:id` (multi mode). The default account keeps its role and status (409
- * `account_protected`); its name may change. Disabling takes effect on the next request, since the
- * auth guard reads the status on every request.
+ * `account_protected`); its name may change. After the commit the process's key cache is dropped,
+ * so its next request sees the new status and role (other processes: on the change notification).
  */
 @Injectable()
 export class UpdateAccountUseCase {
   constructor(
     @Inject(DB) private readonly db: Db,
     @Inject(CONFIG) private readonly config: AppConfig,
+    @Inject(CREDENTIALS) private readonly credentials: CredentialCache,
     private readonly logs: OperationLogWriter,
   ) {}
 
@@ -29,7 +36,7 @@ export class UpdateAccountUseCase {
     requireAccountAdmin(actor);
     requireSomeField(input, ['name', 'role', 'status']);
     requireMultiAccountMode(this.config);
-    return inTransaction(this.db, async ({ tx }) => {
+    const updated = await inTransaction(this.db, async ({ tx }) => {
       const before = await accountsRepository.findAccountForUpdate(tx, accountId);
       if (!before) throw new DomainError('account_not_found', 404, 'Account not found');
       const changesRole = input.role !== undefined && input.role !== before.role;
@@ -57,5 +64,7 @@ export class UpdateAccountUseCase {
       });
       return after;
     });
+    this.credentials.invalidate();
+    return updated;
   }
 }
