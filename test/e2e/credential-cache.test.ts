@@ -230,6 +230,24 @@ describe('API-key cache', () => {
       expect(own.isLive).toBe(false);
     });
 
+    it('counts a key looked up again after maxAgeMs as the newest entry', async () => {
+      const own = await liveCache({ maxEntries: 2, maxAgeMs: 200 });
+      const [a, b, c] = users.map((u) => hashApiKey(u.apiKey));
+      await own.find(a);
+      await own.find(b);
+      await sleep(250);
+      await own.find(a);
+      // The cache is full: c takes the place of b, the older entry now.
+      await own.find(c);
+      const misses = own.stats.misses;
+      await own.find(a);
+      await own.find(c);
+      expect(own.stats.misses).toBe(misses);
+      await own.find(b);
+      expect(own.stats.misses).toBe(misses + 1);
+      await own.close();
+    });
+
     it('caches nothing until its LISTEN has run', async () => {
       const own = new CredentialCache(handle);
       const hash = hashApiKey(users[1].apiKey);

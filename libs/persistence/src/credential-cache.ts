@@ -116,8 +116,10 @@ export class CredentialCache {
     this.live = live && !this.closed;
   }
 
+  /** Caches a row as the newest entry (a Map keeps insertion order: the first key is the oldest). */
   private remember(keyHash: string, row: CredentialRow): void {
-    if (!this.entries.has(keyHash) && this.entries.size >= this.options.maxEntries) {
+    this.entries.delete(keyHash);
+    if (this.entries.size >= this.options.maxEntries) {
       const oldest = this.entries.keys().next();
       if (!oldest.done) this.entries.delete(oldest.value);
     }
