@@ -5,6 +5,7 @@ import request from 'supertest';
 import { DataList, EnvelopeExpressAdapter, Raw, ROUTE_ENVELOPE } from '../../apps/api/src/http/envelope';
 import { createOwnedProject } from '../support/factories/accounts';
 import { addMember, createAccountCaller, createClientCaller } from '../support/factories/members';
+import { pollUntil } from '../support/poll';
 import { ADMIN_KEY, startTestApp, type TestApp } from '../support/test-app';
 
 /**
@@ -64,15 +65,7 @@ describe('request pipeline', () => {
       const res = await t.http.get(`/projects/${project.id}`).set('x-api-key', member.apiKey);
       return `${res.status} ${(res.body as { error?: { code: string } }).error?.code ?? ''}`.trim();
     };
-    const becomes = async (expected: string) => {
-      const deadline = Date.now() + 3000;
-      let seen = await answer();
-      while (seen !== expected && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
-        seen = await answer();
-      }
-      return seen;
-    };
+    const becomes = (expected: string) => pollUntil(answer, (seen) => seen === expected);
     await db.updateTable('clients').set({ status: 'disabled' }).where('id', '=', member.clientId).execute();
     expect(await becomes('403 client_disabled')).toBe('403 client_disabled');
     await db.updateTable('clients').set({ status: 'active' }).where('id', '=', member.clientId).execute();
