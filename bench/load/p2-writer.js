@@ -4,7 +4,9 @@
 //                  SQL of ProjectEventWriter: counter row bump + insert, one transaction per event);
 //   mode "plain":  plain autocommit single-row INSERTs (global nextval) into bench_plain_events, a
 //                  table shaped like project_events, through a bare pg pool.
-// argv[2]: JSON {databaseUrl, mode, projects: [{id, workspace_id}], concurrency, seconds}
+// argv[2]: JSON {databaseUrl, mode, projects: [{id, workspace_id}], concurrency, seconds, warmSeconds?}
+// The first `warmSeconds` (both modes alike) are written and not counted: the process is new in
+// every round, and its JIT-compiled path, not its warm-up, is what the round measures.
 const pg = require('pg');
 const { nowMs, runChild } = require('../lib/harness');
 const dist = require('../lib/dist');
@@ -13,7 +15,7 @@ const PLAIN_INSERT = `INSERT INTO bench_plain_events (id, workspace_id, project_
   source, payload, created_at) VALUES ($1, $2, $3, nextval('bench_plain_sequence'), $4, $5, $6, $7::jsonb, $8)`;
 
 async function main() {
-  const { databaseUrl, mode, projects, concurrency, seconds } = JSON.parse(process.argv[2]);
+  const { databaseUrl, mode, projects, concurrency, seconds, warmSeconds = 0 } = JSON.parse(process.argv[2]);
   const { newId, ID_PREFIX } = dist.domain();
   let append;
   let close;
@@ -58,28 +60,35 @@ async function main() {
     close = () => pool.end();
   }
 
-  const latencies = [];
+  let latencies = [];
   let count = 0;
   let errors = 0;
   let firstError = null;
-  const started = nowMs();
-  const deadline = started + seconds * 1000;
-  const writer = async () => {
-    while (nowMs() < deadline) {
-      const project = projects[Math.floor(Math.random() * projects.length)];
-      const t0 = nowMs();
-      try {
-        await append(project, count);
-        latencies.push(nowMs() - t0);
-        count++;
-      } catch (error) {
-        errors++;
-        firstError ??= String(error);
-        if (errors > 100) throw new Error(`too many errors, first: ${firstError}`, { cause: error });
+  const writers = (until) => {
+    const writer = async () => {
+      while (nowMs() < until) {
+        const project = projects[Math.floor(Math.random() * projects.length)];
+        const t0 = nowMs();
+        try {
+          await append(project, count);
+          latencies.push(nowMs() - t0);
+          count++;
+        } catch (error) {
+          errors++;
+          firstError ??= String(error);
+          if (errors > 100) throw new Error(`too many errors, first: ${firstError}`, { cause: error });
+        }
       }
-    }
+    };
+    return Promise.all(Array.from({ length: concurrency }, writer));
   };
-  await Promise.all(Array.from({ length: concurrency }, writer));
+  if (warmSeconds > 0) {
+    await writers(nowMs() + warmSeconds * 1000);
+    latencies = [];
+    count = 0;
+  }
+  const started = nowMs();
+  await writers(started + seconds * 1000);
   const elapsed = (nowMs() - started) / 1000;
   await close();
   return { type: 'result', count, errors, firstError, seconds: elapsed, latencies };

@@ -316,6 +316,47 @@ describe('Derived output create: group commit', () => {
     expect(after.events.map((e) => Number(e.sequence))).toEqual([1]);
   });
 
+  it('a batched create stores its row, log and event column for column as a lone create does', async () => {
+    const db = t.resources.database.db;
+    const alone = await createProject(t, { accountId: owner.accountId });
+    const batched = [
+      await createProject(t, { accountId: owner.accountId }),
+      await createProject(t, { accountId: owner.accountId }),
+    ];
+    const body = { domain: 'same', value: { text: 'same value', n: null }, status: 'draft' };
+    for (const project of [alone, ...batched]) await addMember(t, project, deriver, 'deriver');
+    const before = { ...useCase.batcher.stats };
+    expect((await send({ projectId: alone.id, key: deriver.apiKey, body })).status).toBe(201);
+    expect(useCase.batcher.stats.singles).toBe(before.singles + 1);
+    const { results } = await sendHeldUp(
+      batched.map((p) => ({ projectId: p.id, key: deriver.apiKey, body })),
+    );
+    expect(results.map((r) => r.status)).toEqual([201, 201]);
+    expect(useCase.batcher.stats.batches).toBeGreaterThan(before.batches);
+
+    // Every column but ids, Project, times and request id (after_ref holds the entry's id), with SQL
+    // NULL told apart from JSON null. Each Project's one event has sequence 1.
+    const stored = async (projectId: string) => {
+      const result = await sql<Record<string, unknown>>`
+        SELECT to_jsonb(d) - ARRAY['id', 'project_id', 'created_at', 'updated_at'] AS entry,
+          to_jsonb(l) - ARRAY['id', 'project_id', 'target_id', 'after_ref', 'created_at', 'request_id']
+            || jsonb_build_object('nulls', ARRAY[l.before_ref IS NULL, l.after_ref IS NULL,
+              l.diff IS NULL, l.metadata IS NULL]) AS log,
+          to_jsonb(e) - ARRAY['id', 'project_id', 'operation_log_id', 'payload', 'created_at']
+            || jsonb_build_object('payload', e.payload - 'derived_output_id') AS event
+        FROM derived_outputs d
+        JOIN operation_logs l ON l.target_id = d.id
+        JOIN project_events e ON e.payload->>'derived_output_id' = d.id
+        WHERE d.project_id = ${projectId}`.execute(db);
+      expect(result.rows).toHaveLength(1);
+      return result.rows[0];
+    };
+    const expected = await stored(alone.id);
+    // A create has no before_ref: SQL NULL, in the batch as alone.
+    expect(expected.log).toMatchObject({ nulls: [true, false, false, false] });
+    for (const project of batched) expect(await stored(project.id)).toEqual(expected);
+  });
+
   it('a lone create still goes through the single statement', async () => {
     const before = { ...useCase.batcher.stats };
     const res = await send({ projectId: projects[4].id, key: owner.apiKey, body: { domain: 'alone' } });

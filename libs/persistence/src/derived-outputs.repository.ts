@@ -446,11 +446,13 @@ function batchItem(n: number, input: CreateDerivedOutputStatement): Record<strin
     source_floor_id: input.sources.source_floor_id,
     source_page_id: input.sources.source_page_id,
   };
+  // A null column is left out of the item: json_to_recordset reads a missing key as NULL, and most
+  // of a log's and an event's columns are null, so the statement has that much less JSON to parse.
   const put = (fields: typeof E_FIELDS | typeof L_FIELDS | typeof V_FIELDS, values: object) => {
     const row = values as Record<string, unknown>;
     for (const [key, type, column] of fields) {
       const value = row[column] ?? null;
-      item[key] = type === 'jsonb' ? jsonText(value) : value;
+      if (value !== null) item[key] = type === 'jsonb' ? jsonText(value) : value;
     }
   };
   put(E_FIELDS, input.entry);
