@@ -13,6 +13,7 @@ import {
   type Caller,
 } from '../support/factories/members';
 import { createProject } from '../support/factories/projects';
+import { waitFor } from '../support/poll';
 import { startTestApp, type TestApp } from '../support/test-app';
 
 interface Req {
@@ -90,19 +91,11 @@ describe('Derived output create: group commit', () => {
           SELECT count(*)::int AS n FROM pg_stat_activity
           WHERE datname = current_database() AND wait_event_type = 'Lock'`.execute(db);
         return waiting.rows[0].n > 0;
-      }, 'the holder never waited for its Project row');
+      }, 'the holder to wait for its Project row');
       results = Promise.all(requests.map(send));
-      await waitFor(async () => useCase.batcher.queued === queued, 'the creates never queued');
+      await waitFor(async () => useCase.batcher.queued === queued, 'the creates to queue');
     });
     return { results: await results!, holder: await holderResult! };
-  }
-
-  async function waitFor(check: () => Promise<boolean>, message: string) {
-    const deadline = Date.now() + 10_000;
-    while (!(await check())) {
-      if (Date.now() > deadline) throw new Error(message);
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
   }
 
   beforeEach(() => {
@@ -265,7 +258,7 @@ describe('Derived output create: group commit', () => {
           const n = created.filter((c) => c.project_id === p.id).length;
           return Math.max(0, ...(wakeUps.get(p.id) ?? [])) === n;
         }),
-      'the wake-ups did not reach the last sequences',
+      'the wake-ups of the last sequences',
     );
     await Promise.all(unsubscribes.map((u) => u()));
   });

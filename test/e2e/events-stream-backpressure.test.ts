@@ -3,6 +3,7 @@ import { ProjectEventStream, type EventStreamSink, type StreamedEvent } from '@h
 import { projectEventsRepository, type ProjectRow } from '@hearth/persistence';
 import { appendEventBatch, appendEvents } from '../support/factories/events';
 import { createProject } from '../support/factories/projects';
+import { waitFor } from '../support/poll';
 import { startTestApp, type TestApp } from '../support/test-app';
 
 /**
@@ -51,14 +52,6 @@ class ScriptedSink implements EventStreamSink {
 }
 
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
-
-async function waitFor(predicate: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 /** `count` events appended in one statement (a long log to catch up on), with their counter row. */
 async function appendLongLog(t: TestApp, project: ProjectRow, count: number): Promise<void> {

@@ -29,25 +29,10 @@ import {
 } from '../../apps/worker/src/worker-runtime';
 import { REDIS_URL } from '../support/postgres-admin';
 import { deleteQueueKeys } from '../support/private-redis';
+import { waitFor } from '../support/poll';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 
 jest.setTimeout(60_000);
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function waitFor<T>(
-  probe: () => Promise<T | undefined | null | false>,
-  what: string,
-  timeoutMs = 15_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}
 
 /** Counts every attempt's work per job id, so tests can tell a no-op delivery from a real run. */
 const workRuns = new Map<string, number>();

@@ -8,24 +8,13 @@ import {
   type JobQueue,
 } from '@hearth/platform';
 import { REDIS_URL } from '../support/postgres-admin';
+import { waitFor } from '../support/poll';
 import { freePort } from '../support/private-services';
 import { deleteQueueKeys } from '../support/private-redis';
 
 jest.setTimeout(60_000);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function waitFor(
-  probe: () => boolean | Promise<boolean>,
-  what: string,
-  timeoutMs = 10_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
-}
 
 interface Transport {
   queue: JobQueue;

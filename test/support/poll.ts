@@ -18,3 +18,17 @@ export async function pollUntil<T>(
 /** Whether `check` came to hold within `ms`. */
 export const eventually = (check: () => Promise<boolean> | boolean, ms = 3000): Promise<boolean> =>
   pollUntil(check, (held) => held, ms);
+
+/**
+ * Reads `probe` every 20 ms until it returns a truthy value, and returns that value; throws
+ * `timed out waiting for <what>` if none came within `ms`.
+ */
+export async function waitFor<T>(
+  probe: () => Promise<T> | T,
+  what: string,
+  ms = 15_000,
+): Promise<Exclude<T, undefined | null | false>> {
+  const value = await pollUntil(probe, Boolean, ms);
+  if (!value) throw new Error(`timed out waiting for ${what}`);
+  return value as Exclude<T, undefined | null | false>;
+}
