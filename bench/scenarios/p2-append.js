@@ -120,11 +120,11 @@ async function posts(ctx, projects, seconds) {
 /**
  * The API is one long-lived process: the route is measured once V8 has compiled its path, as a
  * server that has been up for a while runs it. A fresh API needs ~30 s of this load before its
- * throughput stops climbing (measured 2026-11-26: 4-s windows went 1,100 -> 1,760 -> 1,860 -> 2,070
- * requests/s and then stayed within a few per cent), so 2 s of warm-up left the first rounds cold.
- * Windows of WARM_WINDOW_S run until one is within WARM_STABLE of the one before (at most
- * WARM_MAX_S in all). The writers' load processes are new in every round on both sides, so their
- * own warm-up is part of every round alike.
+ * throughput stops climbing (measured 2026-11-26, after 4 s of load: 6-s windows went 1,100 -> 1,760
+ * -> 1,860 -> 2,070 requests/s and then stayed within a few per cent), so 2 s of warm-up left the
+ * first rounds cold. Windows of WARM_WINDOW_S run until one is within WARM_STABLE of the one before
+ * (at least 3, at most WARM_MAX_S in all). The writer processes are new in every round, so each
+ * writes WRITER_WARM_S before its measured seconds instead.
  */
 const WARM_WINDOW_S = 4;
 const WARM_STABLE = 0.05;
