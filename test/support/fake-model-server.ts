@@ -72,7 +72,11 @@ export interface FakeModelServer {
   close(): Promise<void>;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * A scripted delay. Unref'd: a delay still pending when its test ends (the client gave up) must not
+ * keep the Jest worker alive.
+ */
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).unref());
 
 function splitChunks(text: string, size = 8): string[] {
   const out: string[] = [];

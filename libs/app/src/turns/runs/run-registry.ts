@@ -37,10 +37,12 @@ export class RunRegistry implements OnModuleInit, OnModuleDestroy {
     if (this.heartbeat) clearInterval(this.heartbeat);
     const running = [...this.runs.values()];
     for (const run of running) run.cancel('shutdown');
+    let wait: NodeJS.Timeout | undefined;
     await Promise.race([
       Promise.allSettled(running.map((r) => r.finished)),
-      new Promise((resolve) => setTimeout(resolve, SHUTDOWN_WAIT_MS).unref()),
+      new Promise((resolve) => (wait = setTimeout(resolve, SHUTDOWN_WAIT_MS).unref())),
     ]);
+    clearTimeout(wait);
     await this.unsubscribe?.().catch(() => undefined);
   }
 
