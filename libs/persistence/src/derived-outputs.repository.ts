@@ -431,9 +431,8 @@ interface CreateBatchRow {
   entry: DerivedOutputRow | null;
 }
 
-/** A jsonb column's value as the JSON text the single statement's `$n::jsonb` receives. */
-const jsonText = (value: unknown): string | null =>
-  value === null || value === undefined ? null : typeof value === 'string' ? value : JSON.stringify(value);
+/** A jsonb column's (non-null) value as the JSON text the single statement's `$n::jsonb` receives. */
+const jsonText = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value));
 
 function batchItem(n: number, input: CreateDerivedOutputStatement): Record<string, unknown> {
   const item: Record<string, unknown> = {
