@@ -32,6 +32,10 @@ module.exports = {
     },
   ],
   maxWorkers: 2,
+  // Each test file loads its own copy of the modules, and a worker's heap grew to ~2.9 GB over a full
+  // run; a worker that big outlived Jest's 500 ms exit grace ("failed to exit gracefully"). A worker
+  // past 1 GB after a file is replaced by a fresh one.
+  workerIdleMemoryLimit: '1GB',
   // Top level: a per-project testTimeout is ignored when several projects run (jest #9759).
   testTimeout: 120000,
 };
