@@ -23,6 +23,9 @@ interface Req {
 }
 type Res = { status: number; body: Record<string, any> };
 
+/** The use case's default (GROUP_COMMIT.pipelineMinBatch). */
+const PIPELINE_MIN_BATCH = 4;
+
 /**
  * Group commit of `POST /projects/:id/derived-outputs`: creates that arrive while a create statement
  * is in flight are written together by one statement. Each answers what it would alone, the
@@ -99,8 +102,64 @@ describe('Derived output create: group commit', () => {
   }
 
   beforeEach(() => {
-    // No second batch while the first is held up: the queued creates form batches of their own.
-    useCase.batcher.configure({ stallMs: 60_000 });
+    // No second batch while the first is held up, neither a stalled one nor one sent pipelined
+    // behind it: the queued creates form batches of their own.
+    useCase.batcher.configure({ stallMs: 60_000, pipelineMinBatch: undefined });
+  });
+  afterAll(() => {
+    useCase.batcher.configure({ pipelineMinBatch: PIPELINE_MIN_BATCH });
+  });
+
+  it('pipelined: once 4 creates wait behind a statement in flight, they go as a batch on the pipeline', async () => {
+    useCase.batcher.configure({ pipelineMinBatch: PIPELINE_MIN_BATCH });
+    const db = t.resources.database.db;
+    const holder = await createProject(t, { accountId: owner.accountId });
+    const targets: ProjectRow[] = [];
+    for (let i = 0; i < 6; i++) targets.push(await createProject(t, { accountId: owner.accountId }));
+    const before = { ...useCase.batcher.stats };
+    let holderResult: Promise<Res> | undefined;
+    let results: Promise<Res[]> | undefined;
+    await db.transaction().execute(async (tx) => {
+      await projectsRepository.lockProject(tx, holder.id, 'update');
+      holderResult = send({ projectId: holder.id, key: owner.apiKey, body: { domain: 'holder' } });
+      await waitFor(async () => {
+        const waiting = await sql<{ n: number }>`
+          SELECT count(*)::int AS n FROM pg_stat_activity
+          WHERE datname = current_database() AND wait_event_type = 'Lock'`.execute(db);
+        return waiting.rows[0].n > 0;
+      }, 'the holder to wait for its Project row');
+      results = Promise.all(
+        targets.map((p, i) =>
+          send({ projectId: p.id, key: owner.apiKey, body: { domain: 'piped', value: { i } } }),
+        ),
+      );
+      // The first 4 went behind the held-up create and were written; 2 more wait for a statement
+      // to end (two were in flight: the held one and the pipelined batch, until it ended).
+      const piped = async () =>
+        (
+          await sql<{ n: number }>`
+            SELECT count(*)::int AS n FROM derived_outputs WHERE domain = 'piped'`.execute(db)
+        ).rows[0].n;
+      await waitFor(
+        async () => useCase.batcher.queued === 2 && (await piped()) === 4,
+        'a batch of 4 behind the held-up create, 2 creates queued',
+      );
+      expect(useCase.batcher.stats.batchedItems).toBe(before.batchedItems + 4);
+      const pipeline = await sql<{ n: number }>`
+        SELECT count(*)::int AS n FROM pg_stat_activity
+        WHERE datname = current_database() AND application_name LIKE '% pipeline'`.execute(db);
+      expect(pipeline.rows[0].n).toBe(1);
+    });
+    expect((await holderResult!).status).toBe(201);
+    const answers = await results!;
+    expect(answers.map((r) => r.status)).toEqual([201, 201, 201, 201, 201, 201]);
+    expect(useCase.batcher.stats.batches).toBe(before.batches + 2);
+    for (const [i, project] of targets.entries()) {
+      expect(answers[i].body.item).toMatchObject({ project_id: project.id, domain: 'piped', value: { i } });
+      const journal = await projectJournal(t, project);
+      expect(journal.events.map((e) => Number(e.sequence))).toEqual([1]);
+      expect(journal.logs.filter((l) => l.action === 'derived_output.create')).toHaveLength(1);
+    }
   });
 
   it('50 concurrent creates over 5 Projects: each answers what it would alone, sequences 1..N', async () => {

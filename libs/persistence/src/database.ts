@@ -2,6 +2,7 @@ import { Kysely, PGliteDialect, PostgresDialect, type Transaction } from 'kysely
 import pg from 'pg';
 import type { Database } from './tables';
 import { PreparingClient } from './prepared-statements';
+import { StatementPipeline, type StatementExecutor } from './statement-pipeline';
 
 export type Db = Kysely<Database>;
 export type Tx = Transaction<Database>;
@@ -16,6 +17,12 @@ export interface DatabaseHandle {
   db: Db;
   kind: 'postgres' | 'pglite';
   /**
+   * Runs single statements pipelined on one connection of their own (see StatementPipeline), for
+   * a writer that keeps a statement queued behind the running one (group commit). Embedded: the
+   * database itself (one connection, nothing to pipeline).
+   */
+  pipeline: StatementExecutor;
+  /**
    * LISTENs on a notification channel until the returned stop function is called (or the handle
    * closes). `onNotification` gets each notification's payload; `onListening` says whether
    * notifications are being received: true once LISTEN has run, false when the connection is lost
@@ -29,6 +36,9 @@ export interface ListenHandlers {
   onNotification(payload: string): void;
   onListening(listening: boolean): void;
 }
+
+/** A pipelined statement running for longer than this sends the next ones to the pool. */
+const PIPELINE_STALL_MS = 50;
 
 /** First and longest wait before a lost LISTEN connection is opened again. */
 const RELISTEN_DELAY_MS = { first: 250, max: 10_000 };
@@ -61,10 +71,17 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     const listeners = new Set<() => Promise<void>>();
     const url = options.url;
     const applicationName = `${options.applicationName ?? 'hearth'} listen`;
+    const pipeline = new StatementPipeline({
+      url,
+      applicationName: `${options.applicationName ?? 'hearth'} pipeline`,
+      stallMs: PIPELINE_STALL_MS,
+      overflow: db,
+    });
     let closed = false;
     return {
       db,
       kind: 'postgres',
+      pipeline,
       listen(channel, handlers) {
         // A closed handle opens no connection (a request still finishing during shutdown).
         if (closed) return async () => undefined;
@@ -78,6 +95,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
       close: async () => {
         closed = true;
         await Promise.all([...listeners].map((stop) => stop()));
+        await pipeline.close();
         await db.destroy();
       },
     };
@@ -92,6 +110,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   return {
     db,
     kind: 'pglite',
+    pipeline: db,
     // One process holds the embedded database, so its notifications are never missed.
     listen(channel, handlers) {
       if (pglite.closed) return async () => undefined;

@@ -4,6 +4,7 @@ import type { NewOperationLog } from './operation-logs.repository';
 import type { NewProjectEvent } from './project-events.repository';
 import { preparedStatement } from './prepared-statements';
 import type { ProjectMemberRow, ProjectRow } from './projects.repository';
+import type { StatementExecutor } from './statement-pipeline';
 import type { DerivedOutputsTable } from './tables';
 import {
   OPERATION_LOG_COLUMNS,
@@ -529,10 +530,11 @@ export const derivedOutputWritesRepository = {
   /**
    * See CREATE_BATCH_WITH_JOURNAL: several creates (at most one per Project) in one round trip and
    * one transaction; the outcomes in the order of `inputs`, each what createWithJournal would
-   * answer for it alone. Throws when the statement fails as a whole.
+   * answer for it alone. Throws when the statement fails as a whole. `db` runs it by itself: the
+   * pool, or the database's pipeline.
    */
   async createBatchWithJournal(
-    db: Executor,
+    db: StatementExecutor,
     writerRoles: readonly string[],
     inputs: readonly CreateDerivedOutputStatement[],
   ): Promise<CreateDerivedOutputOutcome[]> {

@@ -6,6 +6,7 @@ export * from './credentials.repository';
 export * from './credentials-lookup';
 export * from './credential-cache';
 export * from './statement-flights';
+export * from './statement-pipeline';
 export * from './accounts.repository';
 export * from './locks.repository';
 export * from './health.repository';

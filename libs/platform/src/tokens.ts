@@ -2,6 +2,8 @@
 export const CONFIG = Symbol('CONFIG');
 export const DB = Symbol('DB');
 export const DATABASE_HANDLE = Symbol('DATABASE_HANDLE');
+/** The database handle's `pipeline`: single statements pipelined on one connection (group commit). */
+export const DB_PIPELINE = Symbol('DB_PIPELINE');
 /** The process's `CredentialCache` (API-key lookups; drop it after a local credential change). */
 export const CREDENTIALS = Symbol('CREDENTIALS');
 export const EVENT_BUS = Symbol('EVENT_BUS');

@@ -152,4 +152,91 @@ describe('GroupCommit', () => {
     calls[2].finish();
     await expect(later[0]).resolves.toBe('one:2');
   });
+
+  describe('with a pipelined writer (pipelineMinBatch)', () => {
+    const pipelined = { ...options, pipelineMinBatch: 3 };
+    const submitAll = (group: GroupCommit<Item, string>, ids: number[]) =>
+      ids.map((id) => group.submit({ key: `k${id}`, id }));
+
+    it('sends a batch behind the one in flight once pipelineMinBatch items wait, not before', async () => {
+      const { writer, calls } = controlledWriter();
+      const group = new GroupCommit(writer, pipelined);
+      const all = submitAll(group, [0, 1, 2]);
+      // 0 alone, then 1 and 2 wait: fewer than 3.
+      expect(calls.map((c) => c.ids)).toEqual([[0]]);
+      all.push(...submitAll(group, [3]));
+      expect(calls.map((c) => c.ids)).toEqual([[0], [1, 2, 3]]);
+      // Two in flight: the next items wait, whatever their number.
+      all.push(...submitAll(group, [4, 5, 6, 7]));
+      expect(calls).toHaveLength(2);
+      expect(group.queued).toBe(4);
+      calls[0].finish();
+      await tick();
+      // One in flight (3 items) and 4 waiting: they go behind it.
+      expect(calls.map((c) => c.ids)).toEqual([[0], [1, 2, 3], [4, 5, 6, 7]]);
+      calls[1].finish();
+      calls[2].finish();
+      await expect(Promise.all(all)).resolves.toEqual([
+        'one:0',
+        'many:1',
+        'many:2',
+        'many:3',
+        'many:4',
+        'many:5',
+        'many:6',
+        'many:7',
+      ]);
+    });
+
+    it('waits for as many items as the batch in flight carries', async () => {
+      const { writer, calls } = controlledWriter();
+      const group = new GroupCommit(writer, pipelined);
+      const all = submitAll(group, [0, 1, 2, 3, 4]);
+      expect(calls.map((c) => c.ids)).toEqual([[0], [1, 2, 3]]);
+      calls[0].finish();
+      await tick();
+      // [1, 2, 3] in flight; 4 waits, then 5 and 6: 3 items, enough.
+      all.push(...submitAll(group, [5]));
+      expect(calls).toHaveLength(2);
+      all.push(...submitAll(group, [6]));
+      expect(calls.map((c) => c.ids)).toEqual([[0], [1, 2, 3], [4, 5, 6]]);
+      calls[1].finish();
+      await tick();
+      // Behind [4, 5, 6] (3 items), 3 more are needed again.
+      all.push(...submitAll(group, [7, 8]));
+      expect(calls).toHaveLength(3);
+      calls[2].finish();
+      await tick();
+      expect(calls.map((c) => c.ids).slice(3)).toEqual([[7, 8]]);
+      calls[3].finish();
+      await Promise.all(all);
+    });
+
+    it('never sends a key behind a statement that writes it', async () => {
+      const { writer, calls } = controlledWriter();
+      const group = new GroupCommit(writer, pipelined);
+      const all = [group.submit({ key: 'a', id: 0 })];
+      for (const [key, id] of [
+        ['a', 1],
+        ['b', 2],
+        ['c', 3],
+      ] as const)
+        all.push(group.submit({ key, id }));
+      // Three wait, but a is in flight: only b and c go behind it.
+      expect(calls.map((c) => c.ids)).toEqual([[0], [2, 3]]);
+      calls[0].finish();
+      await tick();
+      // a is free now, but one item is not enough to go behind [2, 3]: it waits for its end.
+      expect(calls.map((c) => c.ids)).toEqual([[0], [2, 3]]);
+      calls[1].finish();
+      await tick();
+      expect(calls.map((c) => [c.kind, c.ids])).toEqual([
+        ['one', [0]],
+        ['many', [2, 3]],
+        ['one', [1]],
+      ]);
+      calls[2].finish();
+      await expect(Promise.all(all)).resolves.toEqual(['one:0', 'one:1', 'many:2', 'many:3']);
+    });
+  });
 });

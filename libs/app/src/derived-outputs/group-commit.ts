@@ -15,6 +15,15 @@ export interface GroupCommitWriter<Item, Result> {
 export interface GroupCommitOptions extends StatementFlightOptions {
   /** Most items in one batch. */
   maxBatch: number;
+  /**
+   * Set when the writer's batch statements run pipelined (one connection, one after the other,
+   * see StatementPipeline): while a single statement is in flight, the next batch is sent behind
+   * it as soon as at least this many items, and at least as many as it carries, wait. So the
+   * server goes from one batch to the next without waiting for this process to read the first
+   * result, and batches do not shrink (each is worth its statement). Unset: the next batch waits
+   * for the statement in flight to end (or to stall).
+   */
+  pipelineMinBatch?: number;
 }
 
 export interface GroupCommitStats {
@@ -88,7 +97,7 @@ export class GroupCommit<Item, Result> {
 
   private pump(): void {
     while (this.queue.length > 0) {
-      if (!this.flights.mayStart()) {
+      if (!this.flights.mayStart() && !this.mayQueueBehind()) {
         this.flights.watchStall();
         return;
       }
@@ -97,6 +106,14 @@ export class GroupCommit<Item, Result> {
       if (batch.length === 0) return;
       this.flights.start({ startedAt: Date.now(), keys: new Set(batch.map((p) => p.key)) }, this.run(batch));
     }
+  }
+
+  /** Pipelined writer: one statement in flight, and enough items wait to send a batch behind it. */
+  private mayQueueBehind(): boolean {
+    const { pipelineMinBatch } = this.options;
+    if (pipelineMinBatch === undefined || this.flights.size !== 1) return false;
+    const [inFlight] = this.flights.inFlight;
+    return this.queue.length >= Math.max(pipelineMinBatch, inFlight.keys.size);
   }
 
   /**
