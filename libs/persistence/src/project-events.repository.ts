@@ -1,7 +1,9 @@
-import { sql, type Insertable, type Selectable } from 'kysely';
+import { CompiledQuery, sql, type Insertable, type Selectable } from 'kysely';
 import type { Executor, Tx } from './database';
+import { preparedStatement } from './prepared-statements';
 import { projectReadableBy, type ProjectSubject } from './projects.repository';
 import type { ProjectEventsTable } from './tables';
+import { columnNames, parameterSlots, PROJECT_EVENT_COLUMNS } from './typed-columns';
 
 export type ProjectEventRow = Selectable<ProjectEventsTable>;
 export type NewProjectEvent = Omit<Insertable<ProjectEventsTable>, 'sequence'>;
@@ -50,6 +52,24 @@ export interface StreamEventRow {
   data: string;
 }
 
+/**
+ * projectEventsRepository.append: the counter bump and the insert in one statement, prepared (parsed
+ * and planned once per connection: every Project event goes through it). $1.. are the event's
+ * columns in PROJECT_EVENT_COLUMNS' order.
+ */
+const APPEND_EVENT = preparedStatement(`
+WITH counter AS (
+  INSERT INTO project_event_counters AS c (project_id, last_sequence)
+  VALUES ($${PROJECT_EVENT_COLUMNS.findIndex(([column]) => column === 'project_id') + 1}::text, 1)
+  ON CONFLICT (project_id) DO UPDATE SET last_sequence = c.last_sequence + 1
+  RETURNING last_sequence
+)
+INSERT INTO project_events (sequence, ${columnNames(PROJECT_EVENT_COLUMNS)})
+SELECT counter.last_sequence, ${parameterSlots(PROJECT_EVENT_COLUMNS, 1)}
+FROM counter
+RETURNING ${STREAM_EVENT_COLUMNS.join(', ')}
+`);
+
 export const projectEventsRepository = {
   /**
    * Appends one event with the next sequence of its Project. The counter row is bumped in the same
@@ -58,26 +78,8 @@ export const projectEventsRepository = {
    * last in the transaction, to hold the lock briefly.
    */
   async append(tx: Tx, event: NewProjectEvent): Promise<ProjectEventRow> {
-    const result = await sql<ProjectEventRow>`
-      WITH counter AS (
-        INSERT INTO project_event_counters AS c (project_id, last_sequence)
-        VALUES (${event.project_id}, 1)
-        ON CONFLICT (project_id) DO UPDATE SET last_sequence = c.last_sequence + 1
-        RETURNING last_sequence
-      )
-      INSERT INTO project_events (
-        id, workspace_id, project_id, sequence, type, visibility, source, actor_account_id, actor_client_id,
-        session_id, branch_id, floor_id, page_id, message_id, operation_log_id, correlation_id,
-        causation_event_id, payload, created_at
-      )
-      SELECT ${event.id}, ${event.workspace_id}, ${event.project_id}, counter.last_sequence, ${event.type},
-        ${event.visibility}, ${event.source}, ${event.actor_account_id ?? null}, ${event.actor_client_id ?? null},
-        ${event.session_id ?? null}, ${event.branch_id ?? null}, ${event.floor_id ?? null}, ${event.page_id ?? null},
-        ${event.message_id ?? null}, ${event.operation_log_id ?? null}, ${event.correlation_id ?? null},
-        ${event.causation_event_id ?? null}, ${event.payload}::jsonb, ${event.created_at}
-      FROM counter
-      RETURNING *
-    `.execute(tx);
+    const values = PROJECT_EVENT_COLUMNS.map(([column]) => event[column] ?? null);
+    const result = await tx.executeQuery<ProjectEventRow>(CompiledQuery.raw(APPEND_EVENT, values));
     return result.rows[0];
   },
 

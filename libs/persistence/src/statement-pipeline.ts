@@ -84,6 +84,9 @@ export class StatementPipeline implements StatementExecutor {
       application_name: this.options.applicationName,
       pipeline: true,
       keepAlive: true,
+      // As the pool's: an unreachable server fails the statements (written again on the pool)
+      // instead of holding them until the operating system gives up.
+      connectionTimeoutMillis: 5000,
     });
     const connection = client.connect().then(() => client);
     const lost = () => {
