@@ -76,11 +76,12 @@ describe('Derived output create: group commit', () => {
 
   /**
    * Sends `requests` so that they reach the batcher together: a create on `holder` waits for its
-   * Project row (locked here) while the requests queue behind it; then the lock is released.
+   * Project row (locked here) while the requests queue behind it; then the lock is released. The
+   * lock is held until `queued` requests wait in the batcher, or until `whileHeld` (given one) ends.
    */
   async function sendHeldUp(
     requests: Req[],
-    queued = requests.length,
+    queued: number | (() => Promise<void>) = requests.length,
   ): Promise<{ results: Res[]; holder: Res }> {
     const db = t.resources.database.db;
     const holder = await createProject(t, { accountId: owner.accountId });
@@ -96,7 +97,8 @@ describe('Derived output create: group commit', () => {
         return waiting.rows[0].n > 0;
       }, 'the holder to wait for its Project row');
       results = Promise.all(requests.map(send));
-      await waitFor(async () => useCase.batcher.queued === queued, 'the creates to queue');
+      if (typeof queued === 'function') await queued();
+      else await waitFor(async () => useCase.batcher.queued === queued, 'the creates to queue');
     });
     return { results: await results!, holder: await holderResult! };
   }
@@ -113,45 +115,35 @@ describe('Derived output create: group commit', () => {
   it('pipelined: once 4 creates wait behind a statement in flight, they go as a batch on the pipeline', async () => {
     useCase.batcher.configure({ pipelineMinBatch: PIPELINE_MIN_BATCH });
     const db = t.resources.database.db;
-    const holder = await createProject(t, { accountId: owner.accountId });
     const targets: ProjectRow[] = [];
     for (let i = 0; i < 6; i++) targets.push(await createProject(t, { accountId: owner.accountId }));
     const before = { ...useCase.batcher.stats };
-    let holderResult: Promise<Res> | undefined;
-    let results: Promise<Res[]> | undefined;
-    await db.transaction().execute(async (tx) => {
-      await projectsRepository.lockProject(tx, holder.id, 'update');
-      holderResult = send({ projectId: holder.id, key: owner.apiKey, body: { domain: 'holder' } });
-      await waitFor(async () => {
-        const waiting = await sql<{ n: number }>`
+    const piped = async () =>
+      (
+        await sql<{ n: number }>`
+          SELECT count(*)::int AS n FROM derived_outputs WHERE domain = 'piped'`.execute(db)
+      ).rows[0].n;
+    const { results: answers, holder } = await sendHeldUp(
+      targets.map((p, i) => ({
+        projectId: p.id,
+        key: owner.apiKey,
+        body: { domain: 'piped', value: { i } },
+      })),
+      async () => {
+        // The first 4 went behind the held-up create and were written; 2 more wait for a
+        // statement to end (two were in flight: the held one and the pipelined batch, until it ended).
+        await waitFor(
+          async () => useCase.batcher.queued === 2 && (await piped()) === 4,
+          'a batch of 4 behind the held-up create, 2 creates queued',
+        );
+        expect(useCase.batcher.stats.batchedItems).toBe(before.batchedItems + 4);
+        const pipeline = await sql<{ n: number }>`
           SELECT count(*)::int AS n FROM pg_stat_activity
-          WHERE datname = current_database() AND wait_event_type = 'Lock'`.execute(db);
-        return waiting.rows[0].n > 0;
-      }, 'the holder to wait for its Project row');
-      results = Promise.all(
-        targets.map((p, i) =>
-          send({ projectId: p.id, key: owner.apiKey, body: { domain: 'piped', value: { i } } }),
-        ),
-      );
-      // The first 4 went behind the held-up create and were written; 2 more wait for a statement
-      // to end (two were in flight: the held one and the pipelined batch, until it ended).
-      const piped = async () =>
-        (
-          await sql<{ n: number }>`
-            SELECT count(*)::int AS n FROM derived_outputs WHERE domain = 'piped'`.execute(db)
-        ).rows[0].n;
-      await waitFor(
-        async () => useCase.batcher.queued === 2 && (await piped()) === 4,
-        'a batch of 4 behind the held-up create, 2 creates queued',
-      );
-      expect(useCase.batcher.stats.batchedItems).toBe(before.batchedItems + 4);
-      const pipeline = await sql<{ n: number }>`
-        SELECT count(*)::int AS n FROM pg_stat_activity
-        WHERE datname = current_database() AND application_name LIKE '% pipeline'`.execute(db);
-      expect(pipeline.rows[0].n).toBe(1);
-    });
-    expect((await holderResult!).status).toBe(201);
-    const answers = await results!;
+          WHERE datname = current_database() AND application_name LIKE '% pipeline'`.execute(db);
+        expect(pipeline.rows[0].n).toBe(1);
+      },
+    );
+    expect(holder.status).toBe(201);
     expect(answers.map((r) => r.status)).toEqual([201, 201, 201, 201, 201, 201]);
     expect(useCase.batcher.stats.batches).toBe(before.batches + 2);
     for (const [i, project] of targets.entries()) {

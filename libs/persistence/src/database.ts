@@ -54,11 +54,12 @@ export interface DatabaseOptions {
 
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
   if (options.url) {
+    const applicationName = options.applicationName ?? 'hearth';
     const pool = new pg.Pool({
       connectionString: options.url,
       Client: PreparingClient,
       max: options.poolSize ?? 10,
-      application_name: options.applicationName ?? 'hearth',
+      application_name: applicationName,
       connectionTimeoutMillis: 5000,
     });
     // An idle client that loses its server (restart, terminate) must not crash the process.
@@ -70,10 +71,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     const listeners = new Set<() => Promise<void>>();
     const url = options.url;
-    const applicationName = `${options.applicationName ?? 'hearth'} listen`;
     const pipeline = new StatementPipeline({
       url,
-      applicationName: `${options.applicationName ?? 'hearth'} pipeline`,
+      applicationName: `${applicationName} pipeline`,
       stallMs: PIPELINE_STALL_MS,
       overflow: db,
     });
@@ -85,7 +85,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
       listen(channel, handlers) {
         // A closed handle opens no connection (a request still finishing during shutdown).
         if (closed) return async () => undefined;
-        const stop = listenOnPostgres(url, applicationName, channel, handlers);
+        const stop = listenOnPostgres(url, `${applicationName} listen`, channel, handlers);
         const stopOnce = async () => {
           if (listeners.delete(stopOnce)) await stop();
         };
