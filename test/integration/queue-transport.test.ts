@@ -99,6 +99,30 @@ describe.each(TRANSPORTS)('job transport (%s)', (_name, make) => {
     const [first, second] = seen.filter((s) => s.jobId === jobId);
     expect(second.at - first.at).toBeGreaterThanOrEqual(250);
   });
+
+  // Last in this file: the consumer is closed afterwards (afterAll closes it again, which is bounded too).
+  it('close stops waiting after the grace: hands the jobs back, aborts them, and returns even when a handler ignores its signal', async () => {
+    let release!: () => void;
+    hold = new Promise((r) => (release = r)); // ignores its signal: ends only when released below
+    const jobId = id();
+    await t.queue.enqueue('system.ping', { job_id: jobId }, { jobId });
+    await waitFor(() => seen.some((s) => s.jobId === jobId), 'delivery');
+
+    const handedBack: number[] = [];
+    const started = Date.now();
+    const finished = await t.consumer.close(300, async () => {
+      handedBack.push(Date.now() - started);
+    });
+    const took = Date.now() - started;
+    release();
+    hold = Promise.resolve();
+
+    expect(finished).toBe(false);
+    expect(handedBack).toHaveLength(1);
+    expect(handedBack[0]).toBeGreaterThanOrEqual(250);
+    // The grace, then at most the short wait for aborted handlers (2 s), then the connections drop.
+    expect(took).toBeLessThan(10_000);
+  });
 });
 
 describe('BullMQ producer with Redis down', () => {

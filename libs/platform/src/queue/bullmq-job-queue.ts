@@ -29,6 +29,21 @@ const HELD_STATES = new Set(['waiting', 'delayed', 'active', 'prioritized', 'wai
 
 /** How long a producer call waits for a first connection before failing. */
 const FIRST_CONNECT_TIMEOUT_MS = 2_000;
+/** After the grace and the abort, how long close() still waits for the handlers to return. */
+const ABORTED_HANDLERS_WAIT_MS = 2_000;
+
+/** True when `promise` settles within `ms`, false when the time runs out first. */
+async function settledWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      promise.then(() => true),
+      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms))),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 /**
  * The producer side on Redis. `enableOfflineQueue: false`: when Redis is down a call fails at once
@@ -190,16 +205,15 @@ export class BullMqJobConsumer implements JobConsumer {
 
   async close(graceMs = 10_000, onGraceExpired?: () => Promise<void>): Promise<boolean> {
     const closing = Promise.allSettled(this.workers.map((w) => w.close())).then(() => true);
-    let timer: NodeJS.Timeout | undefined;
-    const finished = await Promise.race([
-      closing,
-      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), graceMs))),
-    ]);
-    clearTimeout(timer);
+    const finished = await settledWithin(closing, graceMs);
     if (!finished) {
       await onGraceExpired?.();
       for (const controller of this.controllers) controller.abort();
-      await Promise.allSettled(this.workers.map((w) => w.close(true)));
+      // BullMQ's close(true) returns the graceful close already under way, which still waits for the
+      // running handlers. Aborted handlers get a short while to return (BullMQ then closes cleanly);
+      // one that ignores its signal is left behind, its connections dropped: its job was handed back.
+      if (!(await settledWithin(closing, ABORTED_HANDLERS_WAIT_MS)))
+        await Promise.allSettled(this.workers.map((w) => w.disconnect()));
     }
     return finished;
   }
