@@ -45,7 +45,7 @@ const TRANSPORTS: Array<[string, () => Transport]> = [
 
 describe.each(TRANSPORTS)('job transport (%s)', (_name, make) => {
   let t: Transport;
-  const seen: Array<{ jobId: string; at: number }> = [];
+  const seen: Array<{ jobId: string; at: number; signal: AbortSignal }> = [];
   let hold: Promise<void> = Promise.resolve();
   const redeliverOnce = new Set<string>();
 
@@ -53,7 +53,7 @@ describe.each(TRANSPORTS)('job transport (%s)', (_name, make) => {
     t = make();
     t.consumer.register('system.ping', async (payload, delivery) => {
       expect(delivery.jobId).toBe(payload.job_id);
-      seen.push({ jobId: payload.job_id, at: Date.now() });
+      seen.push({ jobId: payload.job_id, at: Date.now(), signal: delivery.signal });
       await hold;
       if (redeliverOnce.delete(payload.job_id)) return { redeliverAt: Date.now() + 300 };
     });
@@ -100,7 +100,7 @@ describe.each(TRANSPORTS)('job transport (%s)', (_name, make) => {
     expect(second.at - first.at).toBeGreaterThanOrEqual(250);
   });
 
-  // Last in this file: the consumer is closed afterwards (afterAll closes it again, which is bounded too).
+  // Last of this block: it closes the consumer (afterAll closes it again, which is bounded too).
   it('close stops waiting after the grace: hands the jobs back, aborts them, and returns even when a handler ignores its signal', async () => {
     let release!: () => void;
     hold = new Promise((r) => (release = r)); // ignores its signal: ends only when released below
@@ -120,6 +120,7 @@ describe.each(TRANSPORTS)('job transport (%s)', (_name, make) => {
     expect(finished).toBe(false);
     expect(handedBack).toHaveLength(1);
     expect(handedBack[0]).toBeGreaterThanOrEqual(250);
+    expect(seen.find((s) => s.jobId === jobId)!.signal.aborted).toBe(true);
     // The grace, then at most the short wait for aborted handlers (2 s), then the connections drop.
     expect(took).toBeLessThan(10_000);
   });
