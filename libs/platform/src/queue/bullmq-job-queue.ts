@@ -13,6 +13,7 @@ import {
   isJobName,
   queueOfJob,
 } from './jobs';
+import { settledWithin } from './settled-within';
 
 /** Reconnect quickly after a Redis restart (BullMQ's default backs off to 20 s). */
 const retryStrategy = (times: number) => Math.min(200 * times, 2_000);
@@ -31,19 +32,6 @@ const HELD_STATES = new Set(['waiting', 'delayed', 'active', 'prioritized', 'wai
 const FIRST_CONNECT_TIMEOUT_MS = 2_000;
 /** After the grace and the abort, how long close() still waits for the handlers to return. */
 const ABORTED_HANDLERS_WAIT_MS = 2_000;
-
-/** True when `promise` settles within `ms`, false when the time runs out first. */
-async function settledWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      promise.then(() => true),
-      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms))),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /**
  * The producer side on Redis. `enableOfflineQueue: false`: when Redis is down a call fails at once
@@ -204,7 +192,7 @@ export class BullMqJobConsumer implements JobConsumer {
   }
 
   async close(graceMs = 10_000, onGraceExpired?: () => Promise<void>): Promise<boolean> {
-    const closing = Promise.allSettled(this.workers.map((w) => w.close())).then(() => true);
+    const closing = Promise.allSettled(this.workers.map((w) => w.close()));
     const finished = await settledWithin(closing, graceMs);
     if (!finished) {
       await onGraceExpired?.();

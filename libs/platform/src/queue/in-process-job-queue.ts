@@ -10,6 +10,7 @@ import {
   type QueueName,
   queueOfJob,
 } from './jobs';
+import { settledWithin } from './settled-within';
 
 interface Entry {
   name: JobName;
@@ -195,12 +196,7 @@ export class InProcessJobConsumer implements JobConsumer {
     this.closing = true;
     this.stopListening?.();
     if (this.active.size === 0) return true;
-    let timer: NodeJS.Timeout | undefined;
-    const finished = await Promise.race([
-      Promise.allSettled([...this.active.keys()]).then(() => true),
-      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), graceMs))),
-    ]);
-    clearTimeout(timer);
+    const finished = await settledWithin(Promise.allSettled([...this.active.keys()]), graceMs);
     if (!finished) {
       await onGraceExpired?.();
       for (const controller of this.active.values()) controller.abort();
