@@ -8,7 +8,9 @@
 // then 50 chunks 20 ms apart); a burst of 20 turns sent at the same instant is printed as information.
 // The fake model (`bench/lib/fake-model.js`) is its own process and streams FAKE_CHUNKS chunks (or the
 // `[chunks=N]` a message asks for) FAKE_CHUNK_DELAY_MS apart; a second API process gets the `env` model
-// source pointed at it.
+// source pointed at it. A third path, as information, goes through the smallest possible proxy
+// (`bench/lib/relay.js`: bytes piped on, nothing parsed): the "relay floor" is what one more process on
+// a chunk's way costs on this machine, with none of Hearth's work.
 const { join } = require('node:path');
 const { TextDecoder } = require('node:util');
 const { sql } = require('kysely');
@@ -19,7 +21,7 @@ const CONCURRENT = Number(process.env.BENCH_P9_CONCURRENT ?? 20);
 /** Turns each concurrent client runs back to back (20 x 5 = 100 turns). */
 const CONCURRENT_TURNS_EACH = Number(process.env.BENCH_P9_CONCURRENT_TURNS ?? 5);
 /** Chunks of a concurrent-phase turn (the reference plan's upstream: first at once, then 50 more). */
-const LONG_CHUNKS = 51;
+const LONG_CHUNKS = Number(process.env.BENCH_P9_LONG_CHUNKS ?? 51);
 const BURST_ROUNDS = 3;
 /** A session gets this many turns before the next one is used (a chat of realistic length). */
 const TURNS_PER_SESSION = 25;
@@ -108,6 +110,30 @@ function cpuPerTurn(before, after, turns) {
   return { api: h.round((after.api - before.api) / turns, 2), postgres: h.round(postgres / turns, 2) };
 }
 
+/** Added figures of a path against the direct one: TTFT at p50 and p99, inter-chunk gap at p99. */
+function addedOf(path, direct) {
+  return {
+    p50: h.round(path.ttft.p50 - direct.ttft.p50),
+    p99: h.round(path.ttft.p99 - direct.ttft.p99),
+    gapP99: h.round(path.gaps.p99 - direct.gaps.p99),
+  };
+}
+
+/** The relay path's added figures (medians over the rounds when the phase has rounds, as Hearth's). */
+function relayFloor(set) {
+  const all = stats(set.relay);
+  if (!set.rounds) return { stats: all, added: addedOf(all, stats(set.direct)) };
+  const perRound = set.rounds.map((r) => addedOf(stats(r.relay), stats(r.direct)));
+  return {
+    stats: all,
+    added: {
+      p50: h.median(perRound.map((r) => r.p50)),
+      p99: h.median(perRound.map((r) => r.p99)),
+      gapP99: h.median(perRound.map((r) => r.gapP99)),
+    },
+  };
+}
+
 function stats(samples) {
   const ttft = h.summarize(samples.map((s) => s.ttft));
   const gaps = h.summarize(samples.flatMap((s) => s.gaps));
@@ -127,6 +153,11 @@ async function run(ctx) {
   });
   const { port } = await h.waitForMessage(fake, 'ready', 10_000);
   const modelUrl = `http://127.0.0.1:${port}/v1`;
+  const relay = h.startNode(join(__dirname, '../lib/relay.js'), [], {
+    label: 'relay',
+    env: { RELAY_TARGET: `http://127.0.0.1:${port}` },
+  });
+  const relayPort = (await h.waitForMessage(relay, 'ready', 10_000)).port;
   const api = await h.startApi({
     databaseUrl: ctx.database.url,
     adminKey: ctx.adminKey,
@@ -142,6 +173,11 @@ async function run(ctx) {
   });
   const OpenAI = require('openai').default ?? require('openai');
   const client = new OpenAI({ baseURL: modelUrl, apiKey: 'sk-bench-p9', maxRetries: 0 });
+  const relayClient = new OpenAI({
+    baseURL: `http://127.0.0.1:${relayPort}/v1`,
+    apiKey: 'sk-bench-p9',
+    maxRetries: 0,
+  });
   const newSession = async () => {
     const res = await post(api.baseUrl, ctx.adminKey, '/sessions', { title: 'P9 chat' });
     if (res.status !== 201) throw new Error(`P9 POST /sessions answered ${res.status}`);
@@ -149,11 +185,12 @@ async function run(ctx) {
   };
 
   try {
-    // Warm-up: both paths, a few turns.
+    // Warm-up: every path, a few turns.
     const warm = await newSession();
     for (let i = 0; i < 5; i++) {
       await hearthTurn(api, ctx.adminKey, warm, `warm ${i}`);
       await directTurn(client, `warm ${i}`);
+      await directTurn(relayClient, `warm ${i}`);
     }
 
     // The API's own background work (timers, pings), to tell it apart from the turns' CPU.
@@ -162,16 +199,17 @@ async function run(ctx) {
     const idle = cpuPerTurn(idleBefore, await cpuReader(ctx, api), 3);
     h.line(`P9 idle CPU per second (information): API ${idle.api} ms, Postgres ${idle.postgres} ms`);
 
-    const seq = { hearth: [], direct: [] };
+    const seq = { hearth: [], direct: [], relay: [] };
     let session = await newSession();
     const seqCpuBefore = await cpuReader(ctx, api);
     for (let i = 0; i < SEQUENTIAL; i++) {
       if (i > 0 && i % TURNS_PER_SESSION === 0) session = await newSession();
       seq.hearth.push(await hearthTurn(api, ctx.adminKey, session, `turn ${i}: tell me more`));
       seq.direct.push(await directTurn(client, `turn ${i}: tell me more`));
+      seq.relay.push(await directTurn(relayClient, `turn ${i}: tell me more`));
     }
 
-    // Between Hearth turns the API and Postgres are idle (the direct turns do not use them).
+    // Between Hearth turns the API and Postgres are idle (the direct and relay turns do not use them).
     seq.cpu = cpuPerTurn(seqCpuBefore, await cpuReader(ctx, api), SEQUENTIAL);
     // Diagnostics only: BENCH_P9_DUMP=<file> keeps the sequential turns' TTFTs and chunk gaps.
     if (process.env.BENCH_P9_DUMP)
@@ -197,7 +235,7 @@ async function run(ctx) {
     // scenarios): the machine's background load drifts, and the medians over rounds are the figures.
     const sessions = await Promise.all(Array.from({ length: CONCURRENT }, () => newSession()));
     const tag = `[chunks=${LONG_CHUNKS}]`;
-    const conc = { hearth: [], direct: [], rounds: [] };
+    const conc = { hearth: [], direct: [], relay: [], rounds: [] };
     for (let round = 0; round < ctx.rounds; round++) {
       const cpuBefore = await cpuReader(ctx, api);
       const hearth = await closedLoop((c, i) =>
@@ -205,9 +243,13 @@ async function run(ctx) {
       );
       const cpu = cpuPerTurn(cpuBefore, await cpuReader(ctx, api), hearth.length);
       const direct = await closedLoop((c, i) => directTurn(client, `r${round} client ${c} turn ${i} ${tag}`));
+      const relayed = await closedLoop((c, i) =>
+        directTurn(relayClient, `r${round} client ${c} turn ${i} ${tag}`),
+      );
       conc.hearth.push(...hearth);
       conc.direct.push(...direct);
-      conc.rounds.push({ hearth, direct, cpu });
+      conc.relay.push(...relayed);
+      conc.rounds.push({ hearth, direct, relay: relayed, cpu });
     }
     const burst = { hearth: [], direct: [] };
     for (let round = 0; round < BURST_ROUNDS; round++) {
@@ -232,11 +274,6 @@ async function run(ctx) {
     ]) {
       const hs = stats(set.hearth);
       const ds = stats(set.direct);
-      const addedOf = (hearth, direct) => ({
-        p50: h.round(hearth.ttft.p50 - direct.ttft.p50),
-        p99: h.round(hearth.ttft.p99 - direct.ttft.p99),
-        gapP99: h.round(hearth.gaps.p99 - direct.gaps.p99),
-      });
       let added = addedOf(hs, ds);
       let perRound = null;
       if (set.rounds) {
@@ -267,16 +304,23 @@ async function run(ctx) {
         );
       const ok = added.p50 <= 10 && added.p99 <= 30 && added.gapP99 <= 2;
       if (counts) pass &&= ok;
-      figures[name] = { hearth: hs, direct: ds, added, perRound, cpu, pass: ok };
+      const relay = set.relay ? relayFloor(set) : null;
+      figures[name] = { hearth: hs, direct: ds, added, perRound, cpu, relay, pass: ok };
       h.line(
         `P9 ${name} (${set.hearth.length} turns${set.rounds ? `, medians of ${set.rounds.length} rounds` : ''}): TTFT hearth p50=${hs.ttft.p50} p99=${hs.ttft.p99} ms, direct p50=${ds.ttft.p50} p99=${ds.ttft.p99} ms; ` +
           `added p50=${added.p50} ms (≤ 10) p99=${added.p99} ms (≤ 30); inter-chunk p99 hearth=${hs.gaps.p99} direct=${ds.gaps.p99} added=${added.gapP99} ms (≤ 2) ${counts ? h.verdict(ok) : '(not a goal)'}`,
       );
+      if (relay)
+        h.line(
+          `P9 ${name} relay floor (information; bytes piped through one more process, nothing parsed${set.rounds ? ', medians of rounds' : ''}): ` +
+            `added p50=${relay.added.p50} p99=${relay.added.p99} ms, inter-chunk p99 relay=${relay.stats.gaps.p99} added=${relay.added.gapP99} ms`,
+        );
     }
     const file = h.writeResult('P9', { chunks: CHUNKS, chunkDelayMs: CHUNK_DELAY_MS, figures, pass });
     return { pass, file };
   } finally {
     await h.stopChild(api.child);
+    await h.stopChild(relay);
     await h.stopChild(fake);
   }
 }

@@ -40,6 +40,22 @@ export interface ListenHandlers {
 /** A pipelined statement running for longer than this sends the next ones to the pool. */
 const PIPELINE_STALL_MS = 50;
 
+/**
+ * How long a pooled connection may sit idle before the pool closes it. pg's default is 10 s, shorter
+ * than the pause between two turns of most chats (the user reads, then types): the next turn then
+ * opened its connections again and prepared its statements anew, which took its time to first chunk
+ * from ~15 ms to 40-170 ms (docs/decisions.md "Turn latency"). Five minutes covers a reader's pause;
+ * the pool never holds more than `poolSize` connections either way.
+ */
+const POOL_IDLE_MS = 5 * 60_000;
+/**
+ * TCP keep-alive on pooled connections: a probe after each minute of silence keeps a firewall, NAT or
+ * load balancer between the service and Postgres (idle limits of a few minutes are common) from
+ * dropping a connection while it sits in the pool, and a server that went away is found by the probes
+ * rather than by the next request.
+ */
+const POOL_KEEPALIVE_DELAY_MS = 60_000;
+
 /** First and longest wait before a lost LISTEN connection is opened again. */
 const RELISTEN_DELAY_MS = { first: 250, max: 10_000 };
 
@@ -61,6 +77,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
       max: options.poolSize ?? 10,
       application_name: applicationName,
       connectionTimeoutMillis: 5000,
+      idleTimeoutMillis: POOL_IDLE_MS,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: POOL_KEEPALIVE_DELAY_MS,
     });
     // An idle client that loses its server (restart, terminate) must not crash the process.
     pool.on('error', () => undefined);
