@@ -20,7 +20,10 @@ const SEQUENTIAL = Number(process.env.BENCH_P9_SEQUENTIAL ?? 100);
 const CONCURRENT = Number(process.env.BENCH_P9_CONCURRENT ?? 20);
 /** Turns each concurrent client runs back to back (20 x 5 = 100 turns). */
 const CONCURRENT_TURNS_EACH = Number(process.env.BENCH_P9_CONCURRENT_TURNS ?? 5);
-/** Chunks of a concurrent-phase turn (the reference plan's upstream: first at once, then 50 more). */
+/**
+ * Chunks of a concurrent-phase turn (the reference plan's upstream: first at once, then 50 more).
+ * Diagnostics only: BENCH_P9_LONG_CHUNKS changes it (bench/README.md).
+ */
 const LONG_CHUNKS = Number(process.env.BENCH_P9_LONG_CHUNKS ?? 51);
 const BURST_ROUNDS = 3;
 /** A session gets this many turns before the next one is used (a chat of realistic length). */
