@@ -76,19 +76,6 @@ describe('prepared statements on Postgres', () => {
     expect(await run(handle.db, failing, '2', '3')).toEqual([{ joined: 5 }]);
     expect(await run(handle.db, MARKED, 'still', 'fine')).toEqual([{ joined: 'stillfine' }]);
   });
-
-  // The pause between two turns of a chat: pg's default pool closed a connection idle for 10 s, so
-  // the next turn connected and prepared its statements again (database.ts, POOL_IDLE_MS).
-  it('keeps an idle connection, with its prepared statements, across a pause of over 10 s', async () => {
-    const backend = async () =>
-      (await handle.db.executeQuery<{ pid: number }>(CompiledQuery.raw('SELECT pg_backend_pid() AS pid')))
-        .rows[0].pid;
-    expect(await run(handle.db, MARKED, 'before', 'pause')).toEqual([{ joined: 'beforepause' }]);
-    const before = await backend();
-    await new Promise((resolve) => setTimeout(resolve, 11_500));
-    expect(await backend()).toBe(before);
-    expect((await preparedTexts()).some((p) => p.statement === MARKED)).toBe(true);
-  });
 });
 
 describe('prepared statements on PGlite', () => {

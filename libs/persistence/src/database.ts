@@ -1,6 +1,7 @@
 import { Kysely, PGliteDialect, PostgresDialect, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { Database } from './tables';
+import { CONNECTION_KEEPALIVE } from './connection-keepalive';
 import { PreparingClient } from './prepared-statements';
 import { StatementPipeline, type StatementExecutor } from './statement-pipeline';
 
@@ -48,13 +49,6 @@ const PIPELINE_STALL_MS = 50;
  * the pool never holds more than `poolSize` connections either way.
  */
 const POOL_IDLE_MS = 5 * 60_000;
-/**
- * TCP keep-alive on pooled connections: a probe after each minute of silence keeps a firewall, NAT or
- * load balancer between the service and Postgres (idle limits of a few minutes are common) from
- * dropping a connection while it sits in the pool, and a server that went away is found by the probes
- * rather than by the next request.
- */
-const POOL_KEEPALIVE_DELAY_MS = 60_000;
 
 /** First and longest wait before a lost LISTEN connection is opened again. */
 const RELISTEN_DELAY_MS = { first: 250, max: 10_000 };
@@ -78,8 +72,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
       application_name: applicationName,
       connectionTimeoutMillis: 5000,
       idleTimeoutMillis: POOL_IDLE_MS,
-      keepAlive: true,
-      keepAliveInitialDelayMillis: POOL_KEEPALIVE_DELAY_MS,
+      ...CONNECTION_KEEPALIVE,
     });
     // An idle client that loses its server (restart, terminate) must not crash the process.
     pool.on('error', () => undefined);
@@ -178,7 +171,11 @@ function listenOnPostgres(
   const connect = () => {
     retry = undefined;
     if (stopped) return;
-    const next = new pg.Client({ connectionString: url, application_name: applicationName, keepAlive: true });
+    const next = new pg.Client({
+      connectionString: url,
+      application_name: applicationName,
+      ...CONNECTION_KEEPALIVE,
+    });
     client = next;
     next.on('notification', (message) => {
       if (message.channel === channel) handlers.onNotification(message.payload ?? '');

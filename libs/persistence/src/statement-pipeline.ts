@@ -1,5 +1,6 @@
 import type { CompiledQuery, QueryResult } from 'kysely';
 import { PreparingClient } from './prepared-statements';
+import { CONNECTION_KEEPALIVE } from './connection-keepalive';
 
 /** What runs one statement by itself (its own transaction): the pool, or a StatementPipeline. */
 export interface StatementExecutor {
@@ -83,7 +84,7 @@ export class StatementPipeline implements StatementExecutor {
       connectionString: this.options.url,
       application_name: this.options.applicationName,
       pipeline: true,
-      keepAlive: true,
+      ...CONNECTION_KEEPALIVE,
       // As the pool's: an unreachable server fails the statements (written again on the pool)
       // instead of holding them until the operating system gives up.
       connectionTimeoutMillis: 5000,
