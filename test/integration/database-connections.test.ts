@@ -11,7 +11,8 @@ const APPLICATION = 'hearth-connections-test';
 
 /**
  * The TCP timer Linux reports for a loopback connection to Postgres from `localPort`
- * (/proc/net/tcp, `tr` and `tm->when`): kind 2 is the keep-alive timer, `seconds` what is left of it.
+ * (/proc/net/tcp, `tr` and `tm->when`): kind 2 is the socket timer that, on an idle established
+ * connection, is the keep-alive one; `seconds` is what is left of it.
  */
 function tcpTimer(localPort: number): { kind: number; seconds: number } | null {
   for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {

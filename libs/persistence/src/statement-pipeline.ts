@@ -1,6 +1,6 @@
 import type { CompiledQuery, QueryResult } from 'kysely';
-import { PreparingClient } from './prepared-statements';
 import { CONNECTION_KEEPALIVE } from './connection-keepalive';
+import { PreparingClient } from './prepared-statements';
 
 /** What runs one statement by itself (its own transaction): the pool, or a StatementPipeline. */
 export interface StatementExecutor {
