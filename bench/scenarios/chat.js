@@ -122,18 +122,22 @@ function addedOf(path, direct) {
   };
 }
 
+/** Each added figure's median over the rounds (the verdict's figures, and the relay floor's). */
+function mediansOf(perRound) {
+  return {
+    p50: h.median(perRound.map((r) => r.p50)),
+    p99: h.median(perRound.map((r) => r.p99)),
+    gapP99: h.median(perRound.map((r) => r.gapP99)),
+  };
+}
+
 /** The relay path's added figures (medians over the rounds when the phase has rounds, as Hearth's). */
 function relayFloor(set) {
   const all = stats(set.relay);
   if (!set.rounds) return { stats: all, added: addedOf(all, stats(set.direct)) };
-  const perRound = set.rounds.map((r) => addedOf(stats(r.relay), stats(r.direct)));
   return {
     stats: all,
-    added: {
-      p50: h.median(perRound.map((r) => r.p50)),
-      p99: h.median(perRound.map((r) => r.p99)),
-      gapP99: h.median(perRound.map((r) => r.gapP99)),
-    },
+    added: mediansOf(set.rounds.map((r) => addedOf(stats(r.relay), stats(r.direct)))),
   };
 }
 
@@ -283,11 +287,7 @@ async function run(ctx) {
         // The verdict takes the median of each figure over the rounds; all turns pooled are info.
         perRound = set.rounds.map((r) => addedOf(stats(r.hearth), stats(r.direct)));
         const pooled = added;
-        added = {
-          p50: h.median(perRound.map((r) => r.p50)),
-          p99: h.median(perRound.map((r) => r.p99)),
-          gapP99: h.median(perRound.map((r) => r.gapP99)),
-        };
+        added = mediansOf(perRound);
         h.line(
           `P9 ${name} rounds (information): ` +
             perRound

@@ -10,18 +10,18 @@ const MARKED = preparedStatement('SELECT $1::text AS said /* database-connection
 const APPLICATION = 'hearth-connections-test';
 
 /**
- * The TCP timer Linux reports for a loopback connection to Postgres from `localPort`
+ * The TCP timer Linux reports for a loopback connection from `localPort` to Postgres on `serverPort`
  * (/proc/net/tcp, `tr` and `tm->when`): kind 2 is the socket timer that, on an idle established
  * connection, is the keep-alive one; `seconds` is what is left of it.
  */
-function tcpTimer(localPort: number): { kind: number; seconds: number } | null {
+function tcpTimer(localPort: number, serverPort: number): { kind: number; seconds: number } | null {
   for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
     for (const line of readFileSync(table, 'utf8').split('\n').slice(1)) {
       const cols = line.trim().split(/\s+/);
       if (cols.length < 6) continue;
       const local = parseInt(cols[1].split(':').pop() ?? '', 16);
       const remote = parseInt(cols[2].split(':').pop() ?? '', 16);
-      if (local !== localPort || remote !== 5432) continue;
+      if (local !== localPort || remote !== serverPort) continue;
       const [kind, when] = cols[5].split(':');
       // In clock ticks of USER_HZ (100 per second on Linux).
       return { kind: parseInt(kind, 16), seconds: parseInt(when, 16) / 100 };
@@ -77,8 +77,9 @@ describe('database connections on Postgres', () => {
     );
     const ports = [pool.port, pipelined.rows[0].port, listen.port];
     expect(new Set(ports).size).toBe(3);
+    const serverPort = Number(new URL(database.url).port || 5432);
     for (const port of ports) {
-      const timer = tcpTimer(port);
+      const timer = tcpTimer(port, serverPort);
       expect(timer).not.toBeNull();
       expect(timer!.kind).toBe(2);
       // The operating system's default would be two hours.
