@@ -23,6 +23,7 @@ import * as sessionPromptSettings from './20261122140000_session_prompt_settings
 import * as historyEdits from './20261122150000_history_edits';
 import * as credentialChanges from './20261126100000_credential_changes';
 import * as projectEventsSessionPartial from './20261126200000_project_events_session_partial';
+import * as agents from './20261127100000_agents';
 
 /**
  * Every migration, in order. Forward only: a landed migration is never edited; a change is a new file
@@ -53,4 +54,5 @@ export const migrations: Record<string, Migration> = {
   '20261122150000_history_edits': historyEdits,
   '20261126100000_credential_changes': credentialChanges,
   '20261126200000_project_events_session_partial': projectEventsSessionPartial,
+  '20261127100000_agents': agents,
 };

@@ -22,6 +22,8 @@ export const ID_PREFIX = {
   operationLog: 'oplog',
   operationGroup: 'opgrp',
   job: 'job',
+  agentType: 'agt',
+  agentBinding: 'agb',
   derivedOutput: 'dout',
   inboxEntry: 'inbox',
   llmProfile: 'llmp',

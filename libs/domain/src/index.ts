@@ -9,5 +9,6 @@ export * from './derived-outputs/derived-output.rules';
 export * from './inbox/inbox.rules';
 export * from './settings/settings.rules';
 export * from './settings/effective-config.rules';
+export * from './agents/agent.rules';
 export * from './formats';
 export * from './prompt';

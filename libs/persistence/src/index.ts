@@ -19,6 +19,7 @@ export * from './workspaces.repository';
 export * from './members.repository';
 export * from './derived-outputs.repository';
 export * from './jobs.repository';
+export * from './agents.repository';
 export * from './inbox.repository';
 export * from './database-errors';
 export * from './llm-profiles.repository';

@@ -174,4 +174,14 @@ export interface JobsTable {
   lease_expires_at: number | null;
   created_at: number;
   updated_at: number;
+  /** `agent.run` jobs only (migration 20261127100000; spec 1 "Agent Job"), null for the others. */
+  agent_type_id: string | null;
+  agent_binding_id: string | null;
+  /** The Project event that triggered the run; null for a manual run. */
+  source_event_id: string | null;
+  /** `event` or `manual`. */
+  trigger_type: string | null;
+  dry_run: boolean | null;
+  /** The output targets the run may write (the binding's effective `allowed_output_targets`). */
+  delivery_targets: NullableJson<string[]>;
 }

@@ -29,6 +29,7 @@ export * from './variables.table';
 export * from './generation-runs.table';
 export * from './chat-transfer.table';
 export * from './session-prompt-settings.table';
+export * from './agents.table';
 
 /** Every table of the Hearth database, as kysely sees it. Later features add their tables here. */
 export interface Database {
@@ -43,6 +44,8 @@ export interface Database {
   project_events: ProjectEventsTable;
   operation_logs: OperationLogsTable;
   jobs: JobsTable;
+  agent_types: import('./agents.table').AgentTypesTable;
+  agent_bindings: import('./agents.table').AgentBindingsTable;
   derived_outputs: import('./derived-outputs.table').DerivedOutputsTable;
   inbox_entries: import('./inbox.table').InboxEntriesTable;
   llm_profiles: import('./settings.table').LlmProfilesTable;
