@@ -24,6 +24,7 @@ import * as historyEdits from './20261122150000_history_edits';
 import * as credentialChanges from './20261126100000_credential_changes';
 import * as projectEventsSessionPartial from './20261126200000_project_events_session_partial';
 import * as agents from './20261127100000_agents';
+import * as temporaryConversations from './20261127110000_temporary_conversations';
 
 /**
  * Every migration, in order. Forward only: a landed migration is never edited; a change is a new file
@@ -55,4 +56,5 @@ export const migrations: Record<string, Migration> = {
   '20261126100000_credential_changes': credentialChanges,
   '20261126200000_project_events_session_partial': projectEventsSessionPartial,
   '20261127100000_agents': agents,
+  '20261127110000_temporary_conversations': temporaryConversations,
 };

@@ -15,6 +15,7 @@ import { SystemPingProcessor } from '../../apps/worker/src/processors/system-pin
 import { pingWorkers } from '../../apps/worker/src/ping';
 import { WORKER_PROCESSORS } from '../../apps/worker/src/worker.module';
 import { ChatTransferProcessor } from '../../apps/worker/src/processors/chat-transfer.processor';
+import { AgentRunProcessor } from '../../apps/worker/src/processors/agent-run.processor';
 import { consumedQueues, startWorker, WorkerStartError } from '../../apps/worker/src/worker-runtime';
 import { REDIS_URL } from '../support/postgres-admin';
 import { deleteQueueKeys } from '../support/private-redis';
@@ -58,7 +59,12 @@ describe('worker start', () => {
   });
 
   it('ships exactly one processor per handled job name', () => {
-    expect(WORKER_PROCESSORS).toEqual([MaintenanceScanProcessor, SystemPingProcessor, ChatTransferProcessor]);
+    expect(WORKER_PROCESSORS).toEqual([
+      MaintenanceScanProcessor,
+      SystemPingProcessor,
+      ChatTransferProcessor,
+      AgentRunProcessor,
+    ]);
   });
 
   it('refuses to start when a consumed job name has no handler', async () => {
@@ -91,10 +97,10 @@ describe('worker start', () => {
       queues: ['system', 'chat'],
       required: ['maintenance.scan', 'system.ping', 'chat.transfer'],
     });
-    // agent.run's handler lands with the agents issue: the gate alone adds nothing to require yet.
-    expect(consumedQueues(loadConfig({ ENABLE_AGENT_RUNTIME_WORKER: 'true' })).required).not.toContain(
-      'agent.run',
-    );
+    expect(consumedQueues(loadConfig({ ENABLE_AGENT_RUNTIME_WORKER: 'true' }))).toEqual({
+      queues: ['system', 'agent', 'chat'],
+      required: ['maintenance.scan', 'system.ping', 'agent.run', 'chat.transfer'],
+    });
   });
 
   it('starts with the shipped processors, reconciles, passes its self-check and stops', async () => {

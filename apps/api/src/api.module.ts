@@ -33,6 +33,8 @@ import { PromptRuntimeReadsModule } from './prompt-runtime-reads/prompt-runtime-
 import { TurnsModule } from './turns/turns.module';
 import { ChatTransferModule } from './chat-transfer/chat-transfer.module';
 import { PromptSettingsModule } from './prompt-settings/prompt-settings.module';
+import { TemporaryConversationsModule } from './temporary-conversations/temporary-conversations.module';
+import { AgentsModule } from './agents/agents.module';
 
 /**
  * The API tier. Feature modules are listed in FEATURE_MODULES; each owns its controllers and the
@@ -68,6 +70,8 @@ const FEATURE_MODULES: NonNullable<DynamicModule['imports']> = [
   TurnsModule,
   ChatTransferModule,
   PromptSettingsModule,
+  TemporaryConversationsModule,
+  AgentsModule,
 ];
 
 @Module({})

@@ -1,6 +1,7 @@
 import type { INestApplicationContext, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import {
+  AgentRunDispatcher,
   ReconcileJobsUseCase,
   RequestSystemPingUseCase,
   RunLedgerJobUseCase,
@@ -10,6 +11,7 @@ import { jobsRepository } from '@hearth/persistence';
 import {
   createJobConsumer,
   isJobName,
+  QUEUE_NAMES,
   JOB_DEFINITIONS,
   JOB_NAMES,
   type JobConsumer,
@@ -134,6 +136,8 @@ export async function startWorker(
       );
     }
     await consumer.start();
+    // Agent jobs created by the Project event trigger are enqueued as soon as it notifies them.
+    if (queues.includes(QUEUE_NAMES.agent)) app.get(AgentRunDispatcher).start();
 
     if (config.enableRuntimeMaintenance) {
       const ensure = () =>
@@ -161,6 +165,10 @@ export async function startWorker(
     if (options.selfCheck) void selfCheck(app, resources, () => closing !== null);
   } catch (error) {
     if (scheduleGuard) clearInterval(scheduleGuard);
+    await app
+      .get(AgentRunDispatcher)
+      .close()
+      .catch(() => undefined);
     await consumer?.close(0).catch(() => undefined);
     await app.close();
     throw error;
@@ -172,6 +180,7 @@ export async function startWorker(
     close() {
       closing ??= (async () => {
         if (scheduleGuard) clearInterval(scheduleGuard);
+        await app.get(AgentRunDispatcher).close();
         const grace = options.shutdownGraceMs ?? 10_000;
         await consumer!.close(grace, async () => {
           const handedBack = await app.get(RunLedgerJobUseCase).handBackInFlight();

@@ -1,20 +1,28 @@
 import { type DynamicModule, Module, type Type } from '@nestjs/common';
-import { ChatTransferWorkModule, CoreAppModule, JobsModule, type JobRunnerSettings } from '@hearth/app';
+import {
+  AgentWorkModule,
+  ChatTransferWorkModule,
+  CoreAppModule,
+  JobsModule,
+  type JobRunnerSettings,
+} from '@hearth/app';
 import { PlatformModule, type PlatformResources } from '@hearth/platform';
 import type { JobProcessor } from './processors/job-processor';
 import { MaintenanceScanProcessor } from './processors/maintenance-scan.processor';
 import { SystemPingProcessor } from './processors/system-ping.processor';
 import { ChatTransferProcessor } from './processors/chat-transfer.processor';
+import { AgentRunProcessor } from './processors/agent-run.processor';
 
-/** One processor per job name this build handles; later issues add theirs here (agent.run, chat.transfer). */
+/** One processor per job name this build handles; later issues add theirs here. */
 export const WORKER_PROCESSORS: ReadonlyArray<Type<JobProcessor>> = [
   MaintenanceScanProcessor,
   SystemPingProcessor,
   ChatTransferProcessor,
+  AgentRunProcessor,
 ];
 
 /** Feature modules whose use cases processors call; later issues add theirs, one per line. */
-const FEATURE_MODULES: NonNullable<DynamicModule['imports']> = [ChatTransferWorkModule];
+const FEATURE_MODULES: NonNullable<DynamicModule['imports']> = [ChatTransferWorkModule, AgentWorkModule];
 
 export interface WorkerModuleOptions {
   processors?: ReadonlyArray<Type<JobProcessor>>;

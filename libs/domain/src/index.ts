@@ -12,3 +12,5 @@ export * from './settings/effective-config.rules';
 export * from './agents/agent.rules';
 export * from './formats';
 export * from './prompt';
+export * from './agents/agent-run.rules';
+export * from './temporary-conversations/temporary-conversation.rules';

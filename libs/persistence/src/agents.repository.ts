@@ -52,6 +52,12 @@ export const agentsRepository = {
       .execute();
   },
 
+  /** Types by id (any Workspace): the types of a list of bindings. */
+  async findTypesByIds(db: Executor, ids: string[]): Promise<AgentTypeRow[]> {
+    if (ids.length === 0) return [];
+    return db.selectFrom('agent_types').selectAll().where('id', 'in', ids).execute();
+  },
+
   async updateType(tx: Tx, id: string, values: Updateable<AgentTypesTable>): Promise<AgentTypeRow> {
     return tx
       .updateTable('agent_types')
@@ -95,14 +101,19 @@ export const agentsRepository = {
       .executeTakeFirst();
   },
 
-  async lockBinding(tx: Tx, projectId: string, id: string): Promise<AgentBindingRow | undefined> {
-    return tx
+  /** The binding row locked for the transaction: `update` to change it (default), `share` to run it. */
+  async lockBinding(
+    tx: Tx,
+    projectId: string,
+    id: string,
+    mode: 'update' | 'share' = 'update',
+  ): Promise<AgentBindingRow | undefined> {
+    const query = tx
       .selectFrom('agent_bindings')
       .selectAll()
       .where('id', '=', id)
-      .where('project_id', '=', projectId)
-      .forUpdate()
-      .executeTakeFirst();
+      .where('project_id', '=', projectId);
+    return (mode === 'update' ? query.forUpdate() : query.forShare()).executeTakeFirst();
   },
 
   /** A Project's bindings in creation order. */

@@ -81,6 +81,7 @@ export const operationLogsRepository = {
       .select('id')
       .where('id', '=', sessionId)
       .where('account_id', '=', accountId)
+      .where('kind', '=', 'standard')
       .executeTakeFirst();
     return row !== undefined;
   },

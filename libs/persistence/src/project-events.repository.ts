@@ -135,6 +135,7 @@ export const projectEventsRepository = {
       .select('id')
       .where('id', '=', sessionId)
       .where('project_id', '=', projectId)
+      .where('kind', '=', 'standard')
       .executeTakeFirst();
     return row !== undefined;
   },

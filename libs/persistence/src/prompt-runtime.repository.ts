@@ -36,6 +36,7 @@ export const promptRuntimeRepository = {
       .selectFrom('sessions')
       .selectAll()
       .where('id', '=', sessionId)
+      .where('kind', '=', 'standard')
       .forNoKeyUpdate()
       .executeTakeFirst();
   },

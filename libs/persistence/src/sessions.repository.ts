@@ -5,6 +5,7 @@ import type { SessionsTable } from './tables';
 
 export type SessionRow = Selectable<SessionsTable>;
 export type SessionStatus = SessionRow['status'];
+export type SessionKind = SessionRow['kind'];
 
 /** Named queries for sessions. Access is decided by ProjectAccess on the session's Project. */
 export const sessionsRepository = {
@@ -12,13 +13,36 @@ export const sessionsRepository = {
     return db.insertInto('sessions').values(row).returningAll().executeTakeFirstOrThrow();
   },
 
-  async findSession(db: Executor, id: string): Promise<SessionRow | undefined> {
-    return db.selectFrom('sessions').selectAll().where('id', '=', id).executeTakeFirst();
+  /**
+   * A session of `kind` (default `standard`): a temporary conversation's session is not a session to
+   * any normal route, so it reads as missing unless asked for by its kind.
+   */
+  async findSession(
+    db: Executor,
+    id: string,
+    kind: SessionKind = 'standard',
+  ): Promise<SessionRow | undefined> {
+    return db
+      .selectFrom('sessions')
+      .selectAll()
+      .where('id', '=', id)
+      .where('kind', '=', kind)
+      .executeTakeFirst();
   },
 
   /** The session row locked until the transaction ends, so concurrent changes of one session serialise. */
-  async findSessionForUpdate(tx: Tx, id: string): Promise<SessionRow | undefined> {
-    return tx.selectFrom('sessions').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+  async findSessionForUpdate(
+    tx: Tx,
+    id: string,
+    kind: SessionKind = 'standard',
+  ): Promise<SessionRow | undefined> {
+    return tx
+      .selectFrom('sessions')
+      .selectAll()
+      .where('id', '=', id)
+      .where('kind', '=', kind)
+      .forUpdate()
+      .executeTakeFirst();
   },
 
   async updateSession(db: Executor, id: string, changes: Updateable<SessionsTable>): Promise<SessionRow> {
@@ -46,7 +70,8 @@ export const sessionsRepository = {
     let base = db
       .selectFrom('sessions')
       .innerJoin('projects', 'projects.id', 'sessions.project_id')
-      .where((eb) => projectReadableBy(eb, query.subject));
+      .where((eb) => projectReadableBy(eb, query.subject))
+      .where('sessions.kind', '=', 'standard');
     if (query.status) base = base.where('sessions.status', '=', query.status);
     const [rows, count] = await Promise.all([
       base
@@ -66,7 +91,11 @@ export const sessionsRepository = {
     db: Executor,
     query: { projectId: string; status?: SessionStatus; beforeId?: string; limit: number },
   ): Promise<SessionRow[]> {
-    let q = db.selectFrom('sessions').selectAll().where('project_id', '=', query.projectId);
+    let q = db
+      .selectFrom('sessions')
+      .selectAll()
+      .where('project_id', '=', query.projectId)
+      .where('kind', '=', 'standard');
     if (query.status) q = q.where('status', '=', query.status);
     if (query.beforeId) q = q.where('id', '<', query.beforeId);
     return q.orderBy('id', 'desc').limit(query.limit).execute();

@@ -23,7 +23,7 @@ import type { LineRange } from './transcript.repository';
 const SESSION_WITH_PROJECT = preparedStatement(`
 SELECT row_to_json(s) AS session, row_to_json(p) AS project
 FROM sessions s LEFT JOIN projects p ON p.id = s.project_id
-WHERE s.id = $1::text
+WHERE s.id = $1::text AND s.kind = $2::text
 `);
 
 /**
@@ -101,9 +101,10 @@ export const turnStateRepository = {
   async sessionWithProject(
     db: Executor,
     sessionId: string,
+    kind: SessionRow['kind'] = 'standard',
   ): Promise<{ session: SessionRow; project: ProjectRow | undefined } | undefined> {
     const result = await db.executeQuery<{ session: SessionRow; project: ProjectRow | null }>(
-      CompiledQuery.raw(SESSION_WITH_PROJECT, [sessionId]),
+      CompiledQuery.raw(SESSION_WITH_PROJECT, [sessionId, kind]),
     );
     const row = result.rows[0];
     return row ? { session: row.session, project: row.project ?? undefined } : undefined;

@@ -167,6 +167,7 @@ export const variablesRepository = {
       .selectAll()
       .where('account_id', '=', accountId)
       .where('id', '=', sessionId)
+      .where('kind', '=', 'standard')
       .executeTakeFirst();
   },
 

@@ -24,5 +24,7 @@ import { TurnsController } from './turns.controller';
     CancelRunUseCase,
     StreamRunEventsUseCase,
   ],
+  // Temporary conversations run their turns on the same machinery (one generation slot pool, one registry).
+  exports: [GenerateTurnUseCase, RunRegistry],
 })
 export class TurnsModule {}

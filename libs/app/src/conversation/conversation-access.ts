@@ -8,6 +8,7 @@ import {
   type Executor,
   type FloorRow,
   type PageRow,
+  type SessionKind,
   type Tx,
 } from '@hearth/persistence';
 import { ensureProjectActive } from '../projects/project-guards';
@@ -34,14 +35,18 @@ export async function requireFloor(
   actor: Actor,
   floorId: string,
   capability: ProjectCapability,
-  options: { lock?: boolean; notFoundCode?: string } = {},
+  /** `sessionKind` `temporary`: a temporary conversation's floor (its own routes only). */
+  options: { lock?: boolean; notFoundCode?: string; sessionKind?: SessionKind } = {},
 ): Promise<FloorGrant> {
   const floor = options.lock
     ? await conversationRepository.lockFloor(db as Tx, floorId)
     : await conversationRepository.findFloor(db, floorId);
   const code = options.notFoundCode ?? 'floor_not_found';
   if (!floor) throw code === 'floor_not_found' ? floorNotFound() : notFound(code, 'Floor not found');
-  return { floor, ...(await grantOfSession(access, db, actor, floor.session_id, capability, code)) };
+  return {
+    floor,
+    ...(await grantOfSession(access, db, actor, floor.session_id, capability, code, options.sessionKind)),
+  };
 }
 
 /** A page the caller may act on, with its floor (locked with `lock`); 404 `page_not_found` otherwise. */
@@ -96,8 +101,9 @@ async function grantOfSession(
   sessionId: string,
   capability: ProjectCapability,
   notFoundCode: string,
+  kind: SessionKind = 'standard',
 ): Promise<SessionGrant> {
-  const session = await sessionsRepository.findSession(db, sessionId);
+  const session = await sessionsRepository.findSession(db, sessionId, kind);
   if (!session) throw notFound(notFoundCode, NOT_FOUND_MESSAGES[notFoundCode] ?? 'Not found');
   const { project, role } = await access.require(actor, session.project_id, capability, { db, notFoundCode });
   return { session, project, role };

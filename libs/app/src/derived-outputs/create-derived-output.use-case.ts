@@ -18,6 +18,7 @@ import {
 } from '@hearth/persistence';
 import { DB, DB_PIPELINE } from '@hearth/platform';
 import { ProjectEventWriter } from '../events/project-event-writer';
+import type { WriteOrigin } from '../events/write-origin';
 import {
   DerivedOutputAccess,
   WRITE_CAPABILITY,
@@ -89,7 +90,13 @@ export class CreateDerivedOutputUseCase {
     GROUP_COMMIT,
   );
 
-  async execute(actor: Actor, projectId: string, input: CreateDerivedOutputInput): Promise<DerivedOutputRow> {
+  /** `origin`: a job's write (an Agent Job's delivery), recorded as such in its event and log. */
+  async execute(
+    actor: Actor,
+    projectId: string,
+    input: CreateDerivedOutputInput,
+    origin?: WriteOrigin,
+  ): Promise<DerivedOutputRow> {
     let checked: { domain: string; status: DerivedOutputStatus; value: ReturnType<typeof serialiseValue> };
     try {
       checked = {
@@ -131,6 +138,7 @@ export class CreateDerivedOutputUseCase {
       { ...entry, ...sources },
       changed,
       null,
+      origin,
     );
     const outcome = await this.batcher.submit({
       projectId,

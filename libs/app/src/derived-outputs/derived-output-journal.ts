@@ -10,6 +10,7 @@ import type {
 } from '@hearth/persistence';
 import { ProjectEventWriter, type ProjectEventInput } from '../events/project-event-writer';
 import { OperationLogWriter, type OperationLogInput } from '../operation-logs/operation-log-writer';
+import type { WriteOrigin } from '../events/write-origin';
 
 /** What the journal tells about an entry (a stored row, or one about to be inserted). */
 export type JournalEntry = Pick<
@@ -57,7 +58,8 @@ export class DerivedOutputJournal {
    * The same log and event as `record`, as rows for a write that inserts them in its own statement
    * together with the Project row read: the Project's account, Workspace and id are taken from that
    * row by the statement (derivedOutputWritesRepository), so they are left out here. The caller
-   * wakes the event's readers once the statement has committed (ProjectEventWriter.wake).
+   * wakes the event's readers once the statement has committed (ProjectEventWriter.wake). `origin`:
+   * a job's write (event source, correlation and causation, log source type).
    */
   projectScopedRows(
     actor: Actor,
@@ -66,6 +68,7 @@ export class DerivedOutputJournal {
     entry: JournalEntry,
     changedFields: string[],
     previousStatus: DerivedOutputRow['status'] | null,
+    origin?: WriteOrigin,
   ): { log: ProjectScopedLog; event: ProjectScopedEvent } {
     const project = { id: projectId, account_id: actor.accountId, workspace_id: '' };
     const inputs = this.inputs(project, action, entry, changedFields, previousStatus);
@@ -74,12 +77,23 @@ export class DerivedOutputJournal {
       workspace_id: _workspace,
       project_id: _project,
       ...log
-    } = this.logs.row(actor, inputs.log);
+    } = this.logs.row(actor, origin ? { ...inputs.log, source_type: origin.log_source_type } : inputs.log);
     const {
       workspace_id: _eventWorkspace,
       project_id: _eventProject,
       ...event
-    } = this.events.row({ ...inputs.event, actor, operation_log_id: log.id });
+    } = this.events.row({
+      ...inputs.event,
+      actor,
+      operation_log_id: log.id,
+      ...(origin
+        ? {
+            source: origin.source,
+            correlation_id: origin.correlation_id,
+            causation_event_id: origin.causation_event_id,
+          }
+        : {}),
+    });
     return { log, event };
   }
 

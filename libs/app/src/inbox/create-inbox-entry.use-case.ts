@@ -3,6 +3,7 @@ import { ID_PREFIX, newId, requireInboxKind, requireInboxTitle, serialiseInboxBo
 import type { Actor } from '@hearth/permissions';
 import { inboxRepository, inTransaction, type Db, type InboxEntryRow } from '@hearth/persistence';
 import { DB } from '@hearth/platform';
+import type { WriteOrigin } from '../events/write-origin';
 import { InboxAccess } from './inbox-access';
 import { InboxJournal } from './inbox-journal';
 import { validateInboxEntrySources } from './inbox-sources';
@@ -30,7 +31,13 @@ export class CreateInboxEntryUseCase {
     private readonly journal: InboxJournal,
   ) {}
 
-  async execute(actor: Actor, projectId: string, input: CreateInboxEntryInput): Promise<InboxEntryRow> {
+  /** `origin`: a job's write (an Agent Job's delivery), recorded as such in its event and log. */
+  async execute(
+    actor: Actor,
+    projectId: string,
+    input: CreateInboxEntryInput,
+    origin?: WriteOrigin,
+  ): Promise<InboxEntryRow> {
     return inTransaction(this.db, async (uow) => {
       const { project } = await this.access.forWrite(actor, projectId, 'project.inbox.create', uow.tx);
       const kind = requireInboxKind(input.kind);
@@ -64,7 +71,7 @@ export class CreateInboxEntryUseCase {
         created_at: now,
         updated_at: now,
       });
-      await this.journal.record(uow, actor, project, 'create', entry);
+      await this.journal.record(uow, actor, project, 'create', entry, origin);
       return entry;
     });
   }

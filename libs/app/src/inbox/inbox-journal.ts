@@ -4,6 +4,7 @@ import type { Actor } from '@hearth/permissions';
 import type { InboxEntryRow, ProjectRow, UnitOfWork } from '@hearth/persistence';
 import { ProjectEventWriter } from '../events/project-event-writer';
 import { OperationLogWriter } from '../operation-logs/operation-log-writer';
+import type { WriteOrigin } from '../events/write-origin';
 
 const changedFields = (action: InboxWriteAction, entry: InboxEntryRow): string[] =>
   action === 'create'
@@ -29,6 +30,8 @@ export class InboxJournal {
     project: ProjectRow,
     action: InboxWriteAction,
     entry: InboxEntryRow,
+    /** A job's write (an Agent Job's delivery): event source, correlation, causation, log source type. */
+    origin?: WriteOrigin,
   ) {
     const names = INBOX_WRITE_NAMES[action];
     const decision = entry.status === 'pending' ? null : entry.status;
@@ -57,6 +60,7 @@ export class InboxJournal {
               decision,
               reason_char_count: entry.decision_reason === null ? null : [...entry.decision_reason].length,
             },
+      ...(origin ? { source_type: origin.log_source_type } : {}),
     });
     await this.events.record(uow, {
       project,
@@ -67,6 +71,13 @@ export class InboxJournal {
       floor_id: entry.source_floor_id,
       page_id: entry.source_page_id,
       operation_log_id: log.id,
+      ...(origin
+        ? {
+            source: origin.source,
+            correlation_id: origin.correlation_id,
+            causation_event_id: origin.causation_event_id,
+          }
+        : {}),
       payload: {
         inbox_entry_id: entry.id,
         kind: entry.kind,

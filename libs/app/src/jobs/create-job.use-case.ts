@@ -24,6 +24,16 @@ export interface CreateJobInput {
   phase?: string | null;
   /** Not before this time (ms). */
   available_at?: number | null;
+  /** `agent.run` only (spec 1 "Agent Job"): the type and binding run, null for other jobs. */
+  agent_type_id?: string | null;
+  agent_binding_id?: string | null;
+  /** The Project event that triggered the run; null for a manual run. */
+  source_event_id?: string | null;
+  /** `event` or `manual`. */
+  trigger_type?: string | null;
+  dry_run?: boolean | null;
+  /** The output targets the run may write (the binding's effective `allowed_output_targets`). */
+  delivery_targets?: string[] | null;
 }
 
 export interface CreateJobResult {
@@ -66,6 +76,15 @@ export class CreateJobUseCase {
       last_error_class: null,
       created_at: now,
       updated_at: now,
+      agent_type_id: input.agent_type_id ?? null,
+      agent_binding_id: input.agent_binding_id ?? null,
+      source_event_id: input.source_event_id ?? null,
+      trigger_type: input.trigger_type ?? null,
+      dry_run: input.dry_run ?? null,
+      delivery_targets:
+        input.delivery_targets === undefined || input.delivery_targets === null
+          ? null
+          : JSON.stringify(input.delivery_targets),
     });
     if (!inserted) {
       const existing = input.dedupe_key

@@ -12,6 +12,8 @@ import { RunMaintenanceScanUseCase } from './run-maintenance-scan.use-case';
 import { SystemPingUseCase } from './system-ping.use-case';
 import { CleanupExpiredInjectionsUseCase } from '../prompt-runtime/cleanup-expired-injections.use-case';
 import { PruneHistoryEditsUseCase } from '../turns/prune-history-edits.use-case';
+import { ExpireTemporaryConversationsUseCase } from '../temporary-conversations/expire-temporary-conversations.use-case';
+import { CleanupTemporaryConversationsUseCase } from '../temporary-conversations/cleanup-temporary-conversations.use-case';
 
 const USE_CASES = [
   CreateJobUseCase,
@@ -22,6 +24,8 @@ const USE_CASES = [
   RunMaintenanceScanUseCase,
   CleanupExpiredInjectionsUseCase,
   PruneHistoryEditsUseCase,
+  ExpireTemporaryConversationsUseCase,
+  CleanupTemporaryConversationsUseCase,
 ];
 
 /**

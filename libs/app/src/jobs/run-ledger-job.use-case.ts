@@ -25,7 +25,29 @@ export interface LedgerJobContext {
 /** The work of one attempt; its return value (JSON) becomes the job's `result`. */
 export type LedgerJobWork = (context: LedgerJobContext) => Promise<unknown>;
 
-export type LedgerJobOutcome = 'succeeded' | 'retry' | 'dead_letter' | 'skipped' | 'lost_lease';
+export type LedgerJobOutcome = 'succeeded' | 'retry' | 'dead_letter' | 'skipped' | 'lost_lease' | 'busy';
+
+/**
+ * How a delivery claims its row: the row as claimed (status `running`, attempt counted), undefined
+ * when it is not claimable, or `{busy: true}` when it must wait (e.g. another job of its serial scope
+ * is running). Default: `jobsRepository.claim`.
+ */
+export type LedgerJobClaim = (input: {
+  id: string;
+  name: LedgerJobName;
+  now: number;
+  leaseMs: number;
+}) => Promise<JobRow | { busy: true } | undefined>;
+
+export interface LedgerJobOptions {
+  /** Replaces the default claim (`agent.run` claims inside its serial scope). */
+  claim?: LedgerJobClaim;
+  /** How long a busy delivery waits before it is delivered again (default 1 s). */
+  busyRedeliverMs?: number;
+}
+
+/** A busy delivery comes back after this long unless the caller says otherwise. */
+export const DEFAULT_BUSY_REDELIVER_MS = 1_000;
 
 interface InFlight {
   id: string;
@@ -35,8 +57,9 @@ interface InFlight {
 
 /**
  * Runs one delivery of a ledger job: claims the row by a conditional update (a duplicate delivery,
- * a finished or cancelled job claims nothing and is a no-op), renews its lease while the work runs,
- * then records `succeeded` with the result, or the error and either `retry_waiting` (with backoff;
+ * a finished or cancelled job claims nothing and is a no-op; a caller's claim may also answer
+ * "busy", and the same entry is then delivered again shortly without counting an attempt), renews
+ * its lease while the work runs, then records `succeeded` with the result, or the error and either `retry_waiting` (with backoff;
  * the transport redelivers the same entry then) or `dead_letter`. Every finishing update is fenced
  * by the attempt number, so a worker whose lease was taken over cannot overwrite the new attempt.
  */
@@ -56,11 +79,20 @@ export class RunLedgerJobUseCase {
     jobId: string,
     work: LedgerJobWork,
     deliverySignal?: AbortSignal,
+    options: LedgerJobOptions = {},
   ): Promise<JobHandlerOutcome | void> {
     const started = performance.now();
     const now = Date.now();
     const leaseMs = this.settings.leaseMs;
-    const job = await jobsRepository.claim(this.db, { id: jobId, name, now, leaseMs });
+    const claimed = options.claim
+      ? await options.claim({ id: jobId, name, now, leaseMs })
+      : await jobsRepository.claim(this.db, { id: jobId, name, now, leaseMs });
+    if (claimed && 'busy' in claimed) {
+      // Claimable but not now: the row stays as it is (no attempt counted), the entry comes back.
+      this.observe(name, 'busy', started);
+      return { redeliverAt: Date.now() + (options.busyRedeliverMs ?? DEFAULT_BUSY_REDELIVER_MS) };
+    }
+    const job = claimed;
     if (!job) return this.notClaimed(name, jobId, started);
 
     const attempt = job.attempt_count;

@@ -5,6 +5,8 @@ import type { MaintenanceScanStep } from './maintenance-scan-step';
 import { ReconcileJobsUseCase } from './reconcile-jobs.use-case';
 import { CleanupExpiredInjectionsUseCase } from '../prompt-runtime/cleanup-expired-injections.use-case';
 import { PruneHistoryEditsUseCase } from '../turns/prune-history-edits.use-case';
+import { ExpireTemporaryConversationsUseCase } from '../temporary-conversations/expire-temporary-conversations.use-case';
+import { CleanupTemporaryConversationsUseCase } from '../temporary-conversations/cleanup-temporary-conversations.use-case';
 
 /**
  * The steps of `maintenance.scan`, in order: the one place later issues add their TTL and
@@ -14,6 +16,8 @@ export const MAINTENANCE_SCAN_STEPS: ReadonlyArray<Type<MaintenanceScanStep>> = 
   ReconcileJobsUseCase,
   CleanupExpiredInjectionsUseCase,
   PruneHistoryEditsUseCase,
+  ExpireTemporaryConversationsUseCase,
+  CleanupTemporaryConversationsUseCase,
 ];
 
 export interface MaintenanceScanResult {

@@ -386,7 +386,9 @@ export class TurnCommitter {
     return {
       project: { id: state.project.id, workspace_id: state.project.workspace_id },
       type: 'floor.committed',
-      visibility: 'project',
+      // A temporary conversation's turns are not the Project's narrative: observers never see them,
+      // and agents never trigger on them (docs/decisions.md "Temporary conversations").
+      visibility: state.session.kind === 'temporary' ? 'internal' : 'project',
       actor: state.actor,
       session_id: state.session.id,
       branch_id: state.branch.id,

@@ -35,6 +35,16 @@ export interface TurnOptions {
   debug_options?: TurnDebugOptions | null;
   /** Keep generating when the client goes away; events are kept for `GET /runs/:id/events`. */
   detach?: boolean;
+  /**
+   * `temporary`: the turn runs on a temporary conversation's session (its own routes only; normal
+   * routes never pass it, so they answer such a session 404). Default `standard`.
+   */
+  sessionKind?: 'standard' | 'temporary';
+  /**
+   * Spec 2 temporary conversations: text for this turn only, sent to the model as a system message
+   * just before the user's input; never stored. Empty or blank = absent.
+   */
+  dynamic_context?: string | null;
 }
 
 export type TurnRequest = TurnOptions &

@@ -232,6 +232,7 @@ export class GenerateTurnUseCase {
     const notFoundCode = editTarget ? 'message_not_found' : 'floor_not_found';
     const grant = await requireFloor(this.access, this.db, actor, floorId, 'project.session.write', {
       notFoundCode,
+      sessionKind: request.sessionKind ?? 'standard',
     });
     ensureConversationWritable(grant);
     const { floor } = grant;
@@ -346,6 +347,7 @@ export class GenerateTurnUseCase {
         },
         access: 'write',
         attemptId: input.attemptId ?? null,
+        sessionKind: request.sessionKind ?? 'standard',
       },
       { access: this.access, config: this.config },
     );
@@ -376,7 +378,7 @@ export class GenerateTurnUseCase {
     const engineInput = ctx.engineInput;
     engineInput.provider = { kind: resolved.target.provider, model_id: resolved.target.model };
     await yieldToPendingIo();
-    const prompt = buildPrompt(engineInput);
+    const prompt = withDynamicContext(buildPrompt(engineInput), request.dynamic_context ?? null);
     const params = { ...(resolved.params as LlmParams) };
     if (params.timeout_ms === undefined || params.timeout_ms === null)
       params.timeout_ms = DEFAULT_GENERATION_TIMEOUT_MS;
@@ -445,6 +447,23 @@ export class GenerateTurnUseCase {
   private startRun(state: PreparedTurnState, inserted: GenerationRunRow): PreparedTurn {
     return this.runner.prepared(state, this.registry.create(inserted));
   }
+}
+
+/**
+ * A temporary conversation's `dynamic_context` (spec 2): a system message just before the final user
+ * message of the prompt (at the end when there is none), for this call only. The stored prompt
+ * snapshot keeps ids and digests, never messages, so the text is not stored anywhere.
+ */
+function withDynamicContext<P extends { messages: ReadonlyArray<{ role: string; content: string }> }>(
+  prompt: P,
+  dynamicContext: string | null,
+): P {
+  if (dynamicContext === null || dynamicContext.trim() === '') return prompt;
+  const messages = [...prompt.messages];
+  const last = messages.length - 1;
+  const at = last >= 0 && messages[last].role === 'user' ? last : messages.length;
+  messages.splice(at, 0, { role: 'system', content: dynamicContext });
+  return { ...prompt, messages };
 }
 
 /**

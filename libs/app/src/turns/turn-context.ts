@@ -99,7 +99,11 @@ export async function loadTurnContext(
   // The session with its Project and the branch with what a turn reads of it are read at once
   // (docs/decisions.md "Turn latency"); nothing read is used before the access check has passed, and
   // a missing session still answers before a missing branch.
-  const sessionRead = turnStateRepository.sessionWithProject(db, request.sessionId);
+  const sessionRead = turnStateRepository.sessionWithProject(
+    db,
+    request.sessionId,
+    request.sessionKind ?? 'standard',
+  );
   const branchRead = readBranchState(db, request.sessionId, request.branchId ?? null, now);
   branchRead.catch(() => undefined);
   const found = await sessionRead;

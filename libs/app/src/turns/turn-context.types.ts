@@ -41,6 +41,8 @@ export interface TurnContextRequest {
   attemptId?: string | null;
   /** The turn's instant (ms); default `Date.now()`. */
   now?: number;
+  /** `temporary`: a temporary conversation's session (its own routes only); default `standard`. */
+  sessionKind?: 'standard' | 'temporary';
 }
 
 export interface TurnModel {

@@ -83,14 +83,19 @@ const invalid = (field: string, problem: string) =>
     fields: [{ field, problems: [problem] } satisfies FieldProblem],
   });
 
-function requireObject(field: string, value: unknown): Record<string, unknown> {
-  if (!isPlainObject(value)) throw invalid(field, 'must be a JSON object');
+/** Plain JSON (no NUL characters, which Postgres' jsonb refuses), at most AGENT_JSON_MAX_BYTES serialised. */
+function requireJson(field: string, value: unknown): void {
   try {
     serialiseValue(value, AGENT_JSON_MAX_BYTES);
   } catch (error) {
     if (!(error instanceof DomainError)) throw error;
     throw invalid(field, error.message.replace(/^value/, field));
   }
+}
+
+function requireObject(field: string, value: unknown): Record<string, unknown> {
+  if (!isPlainObject(value)) throw invalid(field, 'must be a JSON object');
+  requireJson(field, value);
   return value;
 }
 
@@ -105,6 +110,7 @@ function requireList(field: string, value: unknown): unknown[] {
   if (!Array.isArray(value)) throw invalid(field, 'must be an array');
   if (value.length > AGENT_LIST_MAX_ITEMS)
     throw invalid(field, `must hold at most ${AGENT_LIST_MAX_ITEMS} items`);
+  requireJson(field, value);
   return value;
 }
 

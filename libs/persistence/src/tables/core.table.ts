@@ -91,6 +91,11 @@ export interface SessionsTable {
   archived_at: number | null;
   created_at: number;
   updated_at: number;
+  /**
+   * `temporary` for a temporary conversation's session (20261127110000_temporary_conversations): every
+   * normal session route answers it 404.
+   */
+  kind: Generated<'standard' | 'temporary'>;
 }
 
 export interface ProjectEventCountersTable {

@@ -30,6 +30,7 @@ export * from './generation-runs.table';
 export * from './chat-transfer.table';
 export * from './session-prompt-settings.table';
 export * from './agents.table';
+export * from './temporary-conversations.table';
 
 /** Every table of the Hearth database, as kysely sees it. Later features add their tables here. */
 export interface Database {
@@ -46,6 +47,8 @@ export interface Database {
   jobs: JobsTable;
   agent_types: import('./agents.table').AgentTypesTable;
   agent_bindings: import('./agents.table').AgentBindingsTable;
+  temporary_conversations: import('./temporary-conversations.table').TemporaryConversationsTable;
+  page_staged_writes: import('./temporary-conversations.table').PageStagedWritesTable;
   derived_outputs: import('./derived-outputs.table').DerivedOutputsTable;
   inbox_entries: import('./inbox.table').InboxEntriesTable;
   llm_profiles: import('./settings.table').LlmProfilesTable;

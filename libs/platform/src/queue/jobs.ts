@@ -24,7 +24,7 @@ export interface JobPayloads {
   'maintenance.scan': Record<string, never>;
   /** A real, tiny job that checks the path API -> queue -> worker -> ledger; its result is `{pong: true}`. */
   'system.ping': { job_id: string };
-  /** An Agent Binding run (spec 1 "Agent Job"); the handler lands with the agents issue. */
+  /** An Agent Binding run (spec 1 "Agent Job"): RunAgentJobUseCase under the ledger, one per serial scope. */
   'agent.run': { job_id: string };
   /** An asynchronous chat import or export (spec 3); the handler lands with that issue. */
   'chat.transfer': { job_id: string };
@@ -74,7 +74,7 @@ export const JOB_DEFINITIONS: { readonly [N in JobName]: JobDefinition } = {
     ledger: true,
     maxAttempts: 5,
     backoff: { baseMs: 5_000, maxMs: 300_000 },
-    handled: false,
+    handled: true,
     gate: 'enableAgentRuntimeWorker',
   },
   'chat.transfer': {
