@@ -1,13 +1,17 @@
 import { Body, Controller, Get, Param, Put } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { GetPromptSettingsUseCase, PutPromptSettingsUseCase } from '@hearth/app';
+import {
+  GetPromptRuntimeAssetsUseCase,
+  GetPromptSettingsUseCase,
+  PutPromptSettingsUseCase,
+} from '@hearth/app';
 import type { Actor } from '@hearth/permissions';
 import { CurrentActor } from '../http/actor.decorator';
 import { Envelope } from '../http/envelope';
 import { PutPromptSettingsDto } from './prompt-settings.dto';
 
 /**
- * Spec 2's "prompt-runtime mode" route: the session's prompt settings (prompt mode, macro engine,
+ * Spec 2's "prompt-runtime mode and assets" routes. Mode: the session's prompt settings (prompt mode, macro engine,
  * post-processing, timezone, persona position, lorebook scan settings), docs/decisions.md "Prompt
  * settings", in `{data}`.
  */
@@ -18,7 +22,14 @@ export class PromptSettingsController {
   constructor(
     private readonly getSettings: GetPromptSettingsUseCase,
     private readonly putSettings: PutPromptSettingsUseCase,
+    private readonly getAssets: GetPromptRuntimeAssetsUseCase,
   ) {}
+
+  /** The library assets (and their versions) the session's next turn is assembled from. */
+  @Get('assets')
+  assets(@CurrentActor() actor: Actor, @Param('id') id: string) {
+    return this.getAssets.execute(actor, id);
+  }
 
   @Get('mode')
   get(@CurrentActor() actor: Actor, @Param('id') id: string) {

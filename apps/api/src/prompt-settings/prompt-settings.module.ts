@@ -1,9 +1,13 @@
 import { Module } from '@nestjs/common';
-import { GetPromptSettingsUseCase, PutPromptSettingsUseCase } from '@hearth/app';
+import {
+  GetPromptRuntimeAssetsUseCase,
+  GetPromptSettingsUseCase,
+  PutPromptSettingsUseCase,
+} from '@hearth/app';
 import { PromptSettingsController } from './prompt-settings.controller';
 
 @Module({
   controllers: [PromptSettingsController],
-  providers: [GetPromptSettingsUseCase, PutPromptSettingsUseCase],
+  providers: [GetPromptSettingsUseCase, PutPromptSettingsUseCase, GetPromptRuntimeAssetsUseCase],
 })
 export class PromptSettingsModule {}
