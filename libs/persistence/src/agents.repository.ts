@@ -1,6 +1,6 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Executor, Tx } from './database';
-import type { JobRow } from './jobs.repository';
+import { jobsRepository, type JobRow } from './jobs.repository';
 import type { AgentBindingsTable, AgentTypesTable, JobStatus } from './tables';
 
 export type AgentTypeRow = Selectable<AgentTypesTable>;
@@ -198,27 +198,11 @@ export const agentsRepository = {
       .where('id', '<>', input.id)
       .executeTakeFirst();
     if (busy) return { busy: true };
-    return tx
-      .updateTable('jobs')
-      .set((eb) => ({
-        status: 'running',
-        attempt_count: eb('attempt_count', '+', 1),
-        started_at: input.now,
-        finished_at: null,
-        lease_expires_at: input.now + input.leaseMs,
-        updated_at: input.now,
-      }))
-      .where('id', '=', input.id)
-      .where((eb) =>
-        eb.or([
-          eb.and([
-            eb('status', 'in', ['pending', 'retry_waiting']),
-            eb.or([eb('available_at', 'is', null), eb('available_at', '<=', input.now)]),
-          ]),
-          eb.and([eb('status', 'in', ['leased', 'running']), eb('lease_expires_at', '<', input.now)]),
-        ]),
-      )
-      .returningAll()
-      .executeTakeFirst();
+    return jobsRepository.claim(tx, {
+      id: input.id,
+      name: AGENT_RUN,
+      now: input.now,
+      leaseMs: input.leaseMs,
+    });
   },
 };
