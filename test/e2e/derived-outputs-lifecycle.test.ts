@@ -234,6 +234,23 @@ describe('Derived outputs: state table, list and archived Projects', () => {
     });
   });
 
+  describe('default page size', () => {
+    it('pages 50 by default: 51 outputs give a full page of 50, then the last one', async () => {
+      const crowded = await createProject(t, { accountId: owner.accountId });
+      for (let i = 0; i < 51; i++) await createDerivedOutput(t, crowded.id, owner.apiKey, { domain: 'bulk' });
+      const list = (query: string) => t.http.get(`${base(crowded)}${query}`).set('x-api-key', owner.apiKey);
+      const idsOf = (body: { items: Array<{ id: string }> }) => body.items.map((i) => i.id);
+      const all = idsOf((await list('?limit=200').expect(200)).body);
+      expect(all).toHaveLength(51);
+      const first = await list('').expect(200);
+      expect(first.body.items).toHaveLength(50);
+      expect(first.body.next_cursor).toEqual(expect.any(String));
+      const second = await list(`?cursor=${encodeURIComponent(first.body.next_cursor)}`).expect(200);
+      expect(second.body).toEqual({ items: [expect.objectContaining({ id: all[50] })], next_cursor: null });
+      expect([...idsOf(first.body), ...idsOf(second.body)]).toEqual(all);
+    });
+  });
+
   describe('archived Project', () => {
     it('answers 409 project_archived on every derived output route and writes nothing', async () => {
       const archived = await createProject(t, { accountId: owner.accountId, status: 'archived' });

@@ -1,3 +1,4 @@
+import { tokenCounter } from '@hearth/domain/prompt/shared/token-counter';
 import type { SessionRow } from '@hearth/persistence';
 import { createOwnedSession } from '../support/factories/accounts';
 import { characterCard, importCharacter } from '../support/factories/characters';
@@ -19,6 +20,16 @@ const injection = (overrides: Record<string, unknown> = {}) => ({
   placement: 'before_current_user_input',
   ...overrides,
 });
+
+/**
+ * A text the engine's counter (o200k_base, the encoding of a session without a model) counts as exactly
+ * `n` tokens: `letter` and "\n" are one token each, and the counter's pieces are cut after a newline.
+ */
+function textOfTokens(n: number, letter: string): string {
+  const text = `${letter}\n`.repeat(Math.floor(n / 2)) + (n % 2 ? letter : '');
+  expect(tokenCounter('o200k_base').count(text)).toBe(n);
+  return text;
+}
 
 describe('POST /sessions/:id/respond/dry-run', () => {
   let t: TestApp;
@@ -283,6 +294,104 @@ describe('POST /sessions/:id/respond/dry-run', () => {
         'content_length_exceeded',
         'missing_placement_params',
       ]);
+    });
+
+    it('token limits: an item of exactly 2000 tokens applies, 2001 is content_token_limit_exceeded (persistent and request)', async () => {
+      const { session } = await chatSession();
+      const stored = (content: string, title: string) =>
+        t.http
+          .post(`/sessions/${session.id}/prompt-runtime/injections`)
+          .set('x-api-key', ADMIN_KEY)
+          .send(injection({ title, content, placement: 'after_history' }))
+          .expect(201);
+      const atLimit = textOfTokens(2000, 'b');
+      const storedOver = textOfTokens(2001, 'c');
+      const requestOver = textOfTokens(2001, 'd');
+      await stored(atLimit, 'At limit');
+      await stored(storedOver, 'Over limit');
+      const res = await dryRun(session.id, {
+        message: 'x',
+        prompt_runtime_injections: [injection({ title: 'Request over', content: requestOver })],
+      }).expect(200);
+      const trace = res.body.data.runtime_trace.injection;
+      expect(trace.items).toEqual([
+        expect.objectContaining({
+          scope: 'session',
+          title: 'At limit',
+          token_count: 2000,
+          budget_status: 'within_budget',
+          applied: true,
+          not_applied_reason: null,
+        }),
+        expect.objectContaining({
+          scope: 'session',
+          title: 'Over limit',
+          token_count: 2001,
+          budget_status: 'rejected_by_item_limit',
+          applied: false,
+          not_applied_reason: 'content_token_limit_exceeded',
+        }),
+        expect.objectContaining({
+          scope: 'request',
+          token_count: 2001,
+          budget_status: 'rejected_by_item_limit',
+          applied: false,
+          not_applied_reason: 'content_token_limit_exceeded',
+        }),
+      ]);
+      expect(trace).toMatchObject({
+        requested_count: 3,
+        applied_count: 1,
+        rejected_count: 2,
+        token_count: 2000,
+      });
+      const contents: string[] = res.body.data.messages.map((m: { content: string }) => m.content);
+      expect(contents.some((c) => c.includes(atLimit))).toBe(true);
+      expect(contents.some((c) => c.includes('c\nc\n') || c.includes('d\nd\n'))).toBe(false);
+    });
+
+    it('token limits: exactly 4000 tokens in total apply; the item that would make 4001 is total_token_limit_exceeded', async () => {
+      const { session } = await chatSession();
+      await t.http
+        .post(`/sessions/${session.id}/prompt-runtime/injections`)
+        .set('x-api-key', ADMIN_KEY)
+        .send(injection({ title: 'Stored', content: textOfTokens(2000, 'b'), placement: 'after_history' }))
+        .expect(201);
+      const requestItems = [
+        injection({ title: 'Second', content: textOfTokens(1999, 'c') }),
+        injection({ title: 'Third', content: textOfTokens(1, 'd') }),
+      ];
+      const exact = await dryRun(session.id, {
+        message: 'x',
+        prompt_runtime_injections: requestItems,
+      }).expect(200);
+      const exactTrace = exact.body.data.runtime_trace.injection;
+      expect(exactTrace).toMatchObject({ requested_count: 3, applied_count: 3, token_count: 4000 });
+      expect(exactTrace.items.map((i: { budget_status: string }) => i.budget_status)).toEqual([
+        'within_budget',
+        'within_budget',
+        'within_budget',
+      ]);
+
+      const over = await dryRun(session.id, {
+        message: 'x',
+        prompt_runtime_injections: [
+          ...requestItems,
+          injection({ title: 'Fourth', content: textOfTokens(1, 'e') }),
+        ],
+      }).expect(200);
+      const overTrace = over.body.data.runtime_trace.injection;
+      expect(overTrace).toMatchObject({ requested_count: 4, applied_count: 3, token_count: 4000 });
+      expect(overTrace.items[3]).toMatchObject({
+        title: 'Fourth',
+        token_count: 1,
+        budget_status: 'rejected_by_total_limit',
+        applied: false,
+        not_applied_reason: 'total_token_limit_exceeded',
+      });
+      const contents: string[] = over.body.data.messages.map((m: { content: string }) => m.content);
+      expect(contents).toContain('d');
+      expect(contents).not.toContain('e');
     });
 
     it('restricted sources are trimmed in the trace: no title, no source chain, restricted true', async () => {

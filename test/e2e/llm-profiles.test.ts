@@ -433,11 +433,29 @@ describe('LLM profiles', () => {
       );
     });
 
+    it('accepts the other end of each two-sided range (max_retries 0, temperature 0, top_p 1, penalties)', async () => {
+      const p = await newProfile({}, account);
+      const params = {
+        temperature: 0,
+        top_p: 1,
+        frequency_penalty: 2,
+        presence_penalty: -2,
+        max_retries: 0,
+      };
+      const res = await bind(p.id, { instance_slot: 'memory', params });
+      expect(res.status).toBe(200);
+      expect(res.body.data.params).toEqual(params);
+      expect((await call('delete', '/llm-profiles/bindings/memory', undefined, account.apiKey)).status).toBe(
+        200,
+      );
+    });
+
     it.each([
       ['temperature 2.01', { temperature: 2.01 }],
       ['top_p 1.5', { top_p: 1.5 }],
       ['top_k -1', { top_k: -1 }],
       ['max_retries 11', { max_retries: 11 }],
+      ['max_retries -1', { max_retries: -1 }],
       ['max_retries 1.5', { max_retries: 1.5 }],
       ['frequency_penalty -2.5', { frequency_penalty: -2.5 }],
       ['stream "yes"', { stream: 'yes' }],

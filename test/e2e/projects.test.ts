@@ -135,6 +135,21 @@ describe('projects', () => {
       }
     });
 
+    it('pages 50 by default: 51 Projects give a full page of 50, then the last one', async () => {
+      const many = await createAccountCaller(t, { name: 'Many Projects' });
+      for (let i = 0; i < 51; i++) await createManualProject(t, { accountId: many.accountId, name: `P${i}` });
+      const all = ids((await get('/projects?limit=200', many).expect(200)).body);
+      expect(all).toHaveLength(51);
+      const first = await get('/projects', many).expect(200);
+      expect(first.body.items).toHaveLength(50);
+      expect(first.body.next_cursor).toEqual(expect.any(String));
+      const second = await get(`/projects?cursor=${encodeURIComponent(first.body.next_cursor)}`, many).expect(
+        200,
+      );
+      expect(second.body).toEqual({ items: [expect.objectContaining({ id: all[50] })], next_cursor: null });
+      expect([...ids(first.body), ...ids(second.body)]).toEqual(all);
+    });
+
     it('shows a stranger none of it', async () => {
       const res = await get('/projects?limit=200', stranger).expect(200);
       for (const id of owned) expect(ids(res.body)).not.toContain(id);
@@ -252,6 +267,21 @@ describe('projects', () => {
       expect((await get(`/projects/${project.id}/sessions?cursor=%25%25`).expect(400)).body.error.code).toBe(
         'invalid_cursor',
       );
+    });
+
+    it('pages 50 by default: 51 sessions give a full page of 50, then the last one', async () => {
+      const project = await createManualProject(t, { accountId: owner.accountId });
+      for (let i = 0; i < 51; i++) await createSessionInProject(t, project.id, { apiKey: owner.apiKey });
+      const all = ids((await get(`/projects/${project.id}/sessions?limit=200`).expect(200)).body);
+      expect(all).toHaveLength(51);
+      const first = await get(`/projects/${project.id}/sessions`).expect(200);
+      expect(first.body.items).toHaveLength(50);
+      expect(first.body.next_cursor).toEqual(expect.any(String));
+      const second = await get(
+        `/projects/${project.id}/sessions?cursor=${encodeURIComponent(first.body.next_cursor)}`,
+      ).expect(200);
+      expect(second.body).toEqual({ items: [expect.objectContaining({ id: all[50] })], next_cursor: null });
+      expect([...ids(first.body), ...ids(second.body)]).toEqual(all);
     });
 
     it('accepts limit 200, rejects 201 and unknown statuses', async () => {

@@ -376,6 +376,19 @@ describe('User cards', () => {
       expect((await list('limit=200', lister.apiKey)).body.meta.limit).toBe(200);
     });
 
+    it('pages 50 by default: 51 cards give a full page of 50 with has_more, then the last one', async () => {
+      const many = await createAccountCaller(t, { name: 'Many cards' });
+      for (let i = 0; i < 51; i++) await createUserCard(t, many.apiKey, { name: `Card ${i}` });
+      const all = ids(await list('limit=200', many.apiKey));
+      expect(all).toHaveLength(51);
+      const first = await list('', many.apiKey);
+      expect(ids(first)).toEqual(all.slice(0, 50));
+      expect(first.body.meta).toMatchObject({ total: 51, limit: 50, offset: 0, has_more: true });
+      const second = await list('offset=50', many.apiKey);
+      expect(ids(second)).toEqual([all[50]]);
+      expect(second.body.meta).toMatchObject({ total: 51, limit: 50, offset: 50, has_more: false });
+    });
+
     it.each([
       'limit=201',
       'limit=0',

@@ -386,6 +386,24 @@ describe('VC tags', () => {
       expectError(await list(query, lister.apiKey), 400, 'validation_error');
     });
 
+    it('pages 50 by default: 51 tags give a full page of 50 with has_more, then the last one', async () => {
+      const many = await createAccountCaller(t, { name: 'Many tags' });
+      const session = await createOwnedSession(t, many.accountId);
+      const { floor } = await createFloor(t, session);
+      for (let i = 0; i < 51; i++)
+        expect(
+          (await post({ name: uniqueName(), target_type: 'floor', target_id: floor.id }, many.apiKey)).status,
+        ).toBe(201);
+      const all = ids(await list('limit=200', many.apiKey));
+      expect(all).toHaveLength(51);
+      const first = await list('', many.apiKey);
+      expect(ids(first)).toEqual(all.slice(0, 50));
+      expect(first.body.meta).toMatchObject({ total: 51, limit: 50, offset: 0, has_more: true });
+      const second = await list('offset=50', many.apiKey);
+      expect(ids(second)).toEqual([all[50]]);
+      expect(second.body.meta).toMatchObject({ total: 51, limit: 50, offset: 50, has_more: false });
+    });
+
     it("never lists another account's tags", async () => {
       const res = await list('limit=200');
       expect(ids(res).filter((id) => tags.some((tag) => tag.id === id))).toEqual([]);

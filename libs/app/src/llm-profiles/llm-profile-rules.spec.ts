@@ -22,12 +22,18 @@ describe('binding params', () => {
     expect(normaliseBindingParams({})).toEqual({});
   });
 
+  it('accepts max_retries at both ends of 0-10', () => {
+    expect(normaliseBindingParams({ max_retries: 0 })).toEqual({ max_retries: 0 });
+    expect(normaliseBindingParams({ max_retries: 10 })).toEqual({ max_retries: 10 });
+  });
+
   it.each([
     [{ temperature: -0.01 }, 'params.temperature'],
     [{ presence_penalty: 2.5 }, 'params.presence_penalty'],
     [{ max_context_tokens: 1.5 }, 'params.max_context_tokens'],
     [{ timeout_ms: 0 }, 'params.timeout_ms'],
     [{ max_retries: 11 }, 'params.max_retries'],
+    [{ max_retries: -1 }, 'params.max_retries'],
     [{ temperature: Number.NaN }, 'params.temperature'],
     [{ stop: ['x'] }, 'params.stop'],
   ])('refuses %j with 400 invalid_params naming %s', (params, field) => {

@@ -9,6 +9,7 @@ const CONTENT = /^(content|prompt|messages|output|text|value|tool_arguments|tool
 
 export const MASK = '***';
 export const DIFF_MAX_BYTES = 16000;
+const utf8 = new TextEncoder();
 
 export function maskSensitive(value: unknown, depth = 0): unknown {
   if (depth > 8) return '[depth]';
@@ -61,9 +62,10 @@ export function summariseDiff(before: unknown, after: unknown, maxBytes = DIFF_M
     truncated: false,
     max_bytes: maxBytes,
   };
-  let bytes = JSON.stringify(summary).length;
+  // UTF-8 bytes of the summary as it will be stored; every change after the first adds a comma.
+  let bytes = utf8.encode(JSON.stringify(summary)).length;
   for (const change of changes) {
-    const size = JSON.stringify(change).length + 1;
+    const size = utf8.encode(JSON.stringify(change)).length + (summary.changes.length > 0 ? 1 : 0);
     if (bytes + size > maxBytes) {
       summary.truncated = true;
       break;

@@ -102,6 +102,84 @@ describe('injection planning (spec 2 not_applied_reason values)', () => {
     expect(trace[3].not_applied_reason).toBe('total_token_limit_exceeded');
   });
 
+  describe('token limits at the edge (2000 per item, 4000 in total, by the engine counter)', () => {
+    /**
+     * A text the engine counts as exactly `n` tokens, checked, not assumed: "a" and "\n" are one o200k
+     * token each, and the counter's pieces (cut after a newline) split no token.
+     */
+    const textOf = (n: number) => {
+      const text = 'a\n'.repeat(Math.floor(n / 2)) + (n % 2 ? 'a' : '');
+      expect(tokens.count(text)).toBe(n);
+      return text;
+    };
+
+    it('an item of exactly 2000 tokens is applied; one of 2001 is content_token_limit_exceeded', () => {
+      const { planned, trace } = plan([
+        item({ content: textOf(2000), order: 1 }),
+        item({ content: textOf(2001), order: 2 }),
+      ]);
+      expect(planned.map((p) => p.index)).toEqual([0]);
+      expect(trace[0]).toMatchObject({
+        token_count: 2000,
+        budget_status: 'within_budget',
+        not_applied_reason: null,
+      });
+      expect(trace[1]).toMatchObject({
+        token_count: 2001,
+        budget_status: 'rejected_by_item_limit',
+        not_applied_reason: 'content_token_limit_exceeded',
+        applied: false,
+      });
+    });
+
+    it('the same item limit holds for persistent (session and branch) records', () => {
+      const { planned, trace } = plan([
+        item({ scope: 'session', content: textOf(2000) }),
+        item({ scope: 'branch', content: textOf(2001) }),
+      ]);
+      expect(planned).toHaveLength(1);
+      expect(trace.map((t) => t.not_applied_reason)).toEqual([null, 'content_token_limit_exceeded']);
+    });
+
+    it('a total of exactly 4000 tokens is applied; a total of 4001 rejects the item that passes it', () => {
+      const exact = plan([
+        item({ scope: 'session', content: textOf(2000) }),
+        item({ content: textOf(1999) }),
+        item({ content: textOf(1) }),
+      ]);
+      expect(exact.planned).toHaveLength(3);
+      expect(exact.trace.map((t) => t.budget_status)).toEqual([
+        'within_budget',
+        'within_budget',
+        'within_budget',
+      ]);
+      expect(exact.trace.reduce((n, t) => n + t.token_count, 0)).toBe(4000);
+
+      const over = plan([
+        item({ scope: 'session', content: textOf(2000) }),
+        item({ content: textOf(2000) }),
+        item({ content: textOf(1) }),
+      ]);
+      expect(over.planned.map((p) => p.index)).toEqual([0, 1]);
+      expect(over.trace[2]).toMatchObject({
+        token_count: 1,
+        budget_status: 'rejected_by_total_limit',
+        not_applied_reason: 'total_token_limit_exceeded',
+        applied: false,
+      });
+    });
+
+    it('an item refused by the item limit uses none of the total', () => {
+      const { planned, trace } = plan([
+        item({ content: textOf(2001) }),
+        item({ content: textOf(2000) }),
+        item({ content: textOf(2000) }),
+      ]);
+      expect(planned.map((p) => p.index)).toEqual([1, 2]);
+      expect(trace.map((t) => t.not_applied_reason)).toEqual(['content_token_limit_exceeded', null, null]);
+    });
+  });
+
   it('enforces 32 per request and 128 per persistent scope', () => {
     const request = plan(Array.from({ length: 33 }, () => item()));
     expect(request.trace.filter((t) => t.not_applied_reason === 'scope_quota_exceeded')).toHaveLength(1);
