@@ -22,6 +22,7 @@ const SCENARIOS = [
   require('./scenarios/chat'),
   require('./scenarios/dry-run'),
   require('./scenarios/prompt'),
+  require('./scenarios/p7-agent-dispatch'),
 ];
 
 /** A scenario whose route does not exist yet: reported as not measured, never as a failure. */

@@ -20,6 +20,8 @@ const API_NODE_FLAGS = require('../../package.json')
   .scripts['start:api'].split(/\s+/)
   .filter((word) => word.startsWith('--'));
 const MIGRATE_MAIN = join(DIST_API, 'apps/api/src/migrate.js');
+const DIST_WORKER = join(ROOT, 'dist/apps/worker');
+const WORKER_MAIN = join(DIST_WORKER, 'apps/worker/src/main.js');
 const RESULTS_DIR = join(ROOT, 'bench/results');
 
 const ADMIN_URL = process.env.BENCH_POSTGRES_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -264,6 +266,59 @@ async function startApi({ databaseUrl: dbUrl, adminKey, benchId, env = {} }) {
   return { child, baseUrl, port };
 }
 
+/**
+ * The built worker (`npm run start:worker`: `dist/apps/worker/apps/worker/src/main.js`) as a child
+ * process on the bench database and Redis, with `QUEUE_PREFIX=<benchId>` (give the API that feeds it
+ * the same). Resolves once it logs `worker started` (its queues consume); its stdout (JSON log lines)
+ * is read for that line and then dropped unless BENCH_WORKER_STDOUT=1.
+ */
+async function startWorker({ databaseUrl: dbUrl, benchId, env = {}, timeoutMs = 60_000 }) {
+  const child = startNode(WORKER_MAIN, [], {
+    label: 'hearth worker',
+    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+    env: {
+      DATABASE_URL: dbUrl,
+      REDIS_URL,
+      QUEUE_PREFIX: benchId,
+      NODE_ENV: 'production',
+      ...env,
+    },
+  });
+  const keep = Boolean(process.env.BENCH_WORKER_STDOUT);
+  await new Promise((resolve, reject) => {
+    let buffer = '';
+    let started = false;
+    const timer = setTimeout(
+      () => done(new Error(`the worker did not start within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
+    const onExit = (code, signal) =>
+      done(new Error(`the worker exited (code ${code}, signal ${signal}) before it started`));
+    function done(error) {
+      if (started) return;
+      started = true;
+      clearTimeout(timer);
+      child.off('exit', onExit);
+      if (error) reject(error);
+      else resolve();
+    }
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (text) => {
+      if (keep) process.stdout.write(text);
+      if (started) return;
+      buffer += text;
+      let index;
+      while ((index = buffer.indexOf('\n')) >= 0) {
+        const entry = buffer.slice(0, index);
+        buffer = buffer.slice(index + 1);
+        if (entry.includes('"msg":"worker started"')) return done(null);
+      }
+    });
+    child.once('exit', onExit);
+  });
+  return { child };
+}
+
 /** CPU time (user + system) a process has used, in ms, from /proc; null where /proc is missing. */
 function processCpuMs(pid) {
   try {
@@ -362,6 +417,8 @@ module.exports = {
   ROOT,
   DIST_API,
   API_MAIN,
+  DIST_WORKER,
+  WORKER_MAIN,
   REDIS_URL,
   FD_LIMIT_WANTED,
   nowMs,
@@ -378,6 +435,7 @@ module.exports = {
   processCpuMs,
   waitForHttp,
   startApi,
+  startWorker,
   percentile,
   summarize,
   histogramOf,
