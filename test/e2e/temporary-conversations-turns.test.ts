@@ -181,7 +181,6 @@ describe('temporary conversations: turns, export, inspect, maintenance', () => {
         { generation_params: { reasoning_effort: 'x'.repeat(65) } },
         { generation_params: { seed: 3 } },
         { tool_transport_preference: 'carrier_pigeon' },
-        { tool_transport_preference: 'native' },
       ];
       for (const body of bodies) {
         const res = await respond(c.id, { input_message: { role: 'user', content: 'x' }, ...body });
@@ -191,6 +190,31 @@ describe('temporary conversations: turns, export, inspect, maintenance', () => {
           code: 'validation_error',
         });
       }
+      // A transport other than auto outside a graph-assistant conversation is spec 2's invalid_tool_mode.
+      for (const preference of ['native', 'text_protocol']) {
+        const res = await respond(c.id, {
+          input_message: { role: 'user', content: 'x' },
+          tool_transport_preference: preference,
+        });
+        expect({ status: res.status, error: res.body.error }).toEqual({
+          status: 400,
+          error: expect.objectContaining({
+            code: 'invalid_tool_mode',
+            details: {
+              tool_transport_preference: preference,
+              purpose: 'drafting',
+              allowed_purpose: 'graph-assistant',
+            },
+          }),
+        });
+      }
+      expect(fake.requests).toHaveLength(0);
+      expect((await transcript(c.id)).floors).toHaveLength(0);
+      const auto = await respond(c.id, {
+        input_message: { role: 'user', content: 'x' },
+        tool_transport_preference: 'auto',
+      });
+      expect(auto.status).toBe(200);
       const graph = await newConversation({ purpose: 'graph-assistant' });
       const ok = await respond(graph.id, {
         input_message: { role: 'user', content: 'x' },

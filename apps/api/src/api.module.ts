@@ -8,6 +8,7 @@ import { HealthController } from './health/health.controller';
 import { MembersModule } from './members/members.module';
 import { DerivedOutputsModule } from './derived-outputs/derived-outputs.module';
 import { InboxModule } from './inbox/inbox.module';
+import { NodeGraphsModule } from './node-graphs/node-graphs.module';
 import { SettingsModule } from './settings/settings.module';
 import { McpServersModule } from './mcp-servers/mcp-servers.module';
 import { ToolPoliciesModule } from './tool-policies/tool-policies.module';
@@ -45,6 +46,7 @@ const FEATURE_MODULES: NonNullable<DynamicModule['imports']> = [
   MembersModule,
   DerivedOutputsModule,
   InboxModule,
+  NodeGraphsModule,
   SettingsModule,
   McpServersModule,
   ToolPoliciesModule,

@@ -273,3 +273,10 @@ export * from './temporary-conversations/inspect-temporary-conversation.use-case
 export * from './temporary-conversations/export-temporary-conversation.use-case';
 export * from './temporary-conversations/expire-temporary-conversations.use-case';
 export * from './temporary-conversations/cleanup-temporary-conversations.use-case';
+export * from './node-graphs/node-graph-access';
+export * from './node-graphs/node-graph-journal';
+export * from './node-graphs/list-node-graphs.use-case';
+export * from './node-graphs/create-node-graph.use-case';
+export * from './node-graphs/get-node-graph.use-case';
+export * from './node-graphs/update-node-graph.use-case';
+export * from './node-graphs/delete-node-graph.use-case';

@@ -26,6 +26,7 @@ export const ID_PREFIX = {
   agentBinding: 'agb',
   derivedOutput: 'dout',
   inboxEntry: 'inbox',
+  nodeGraph: 'ngr',
   llmProfile: 'llmp',
   mcpServer: 'mcp',
   toolPolicy: 'tpol',

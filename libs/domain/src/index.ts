@@ -14,3 +14,4 @@ export * from './formats';
 export * from './prompt';
 export * from './agents/agent-run.rules';
 export * from './temporary-conversations/temporary-conversation.rules';
+export * from './node-graphs/node-graph.rules';

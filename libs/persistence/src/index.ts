@@ -22,6 +22,7 @@ export * from './jobs.repository';
 export * from './agents.repository';
 export * from './temporary-conversations.repository';
 export * from './inbox.repository';
+export * from './node-graphs.repository';
 export * from './database-errors';
 export * from './llm-profiles.repository';
 export * from './llm-profile-secrets.repository';

@@ -118,14 +118,16 @@ export class TemporaryConversationTurnUseCase {
     );
     const preference = input.tool_transport_preference ?? 'auto';
     if (preference !== 'auto' && grant.conversation.purpose !== GRAPH_ASSISTANT_PURPOSE)
-      throw new DomainError('validation_error', 400, 'Invalid request', {
-        fields: [
-          {
-            field: 'tool_transport_preference',
-            message: `only conversations with purpose ${GRAPH_ASSISTANT_PURPOSE} may choose a tool transport`,
-          },
-        ],
-      });
+      throw new DomainError(
+        'invalid_tool_mode',
+        400,
+        `Only conversations with purpose ${GRAPH_ASSISTANT_PURPOSE} may choose a tool transport`,
+        {
+          tool_transport_preference: preference,
+          purpose: grant.conversation.purpose,
+          allowed_purpose: GRAPH_ASSISTANT_PURPOSE,
+        },
+      );
     const message =
       input.kind === 'respond' && input.input_message
         ? checkTemporaryMessage(input.input_message.role, input.input_message.content)

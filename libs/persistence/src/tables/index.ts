@@ -31,6 +31,7 @@ export * from './chat-transfer.table';
 export * from './session-prompt-settings.table';
 export * from './agents.table';
 export * from './temporary-conversations.table';
+export * from './node-graphs.table';
 
 /** Every table of the Hearth database, as kysely sees it. Later features add their tables here. */
 export interface Database {
@@ -51,6 +52,7 @@ export interface Database {
   page_staged_writes: import('./temporary-conversations.table').PageStagedWritesTable;
   derived_outputs: import('./derived-outputs.table').DerivedOutputsTable;
   inbox_entries: import('./inbox.table').InboxEntriesTable;
+  node_graphs: import('./node-graphs.table').NodeGraphsTable;
   llm_profiles: import('./settings.table').LlmProfilesTable;
   mcp_servers: import('./settings.table').McpServersTable;
   tool_policies: import('./settings.table').ToolPoliciesTable;
