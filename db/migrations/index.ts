@@ -25,6 +25,7 @@ import * as credentialChanges from './20261126100000_credential_changes';
 import * as projectEventsSessionPartial from './20261126200000_project_events_session_partial';
 import * as agents from './20261127100000_agents';
 import * as temporaryConversations from './20261127110000_temporary_conversations';
+import * as backup from './20261127120000_backup';
 import * as nodeGraphs from './20261127130000_node_graphs';
 
 /**
@@ -58,5 +59,6 @@ export const migrations: Record<string, Migration> = {
   '20261126200000_project_events_session_partial': projectEventsSessionPartial,
   '20261127100000_agents': agents,
   '20261127110000_temporary_conversations': temporaryConversations,
+  '20261127120000_backup': backup,
   '20261127130000_node_graphs': nodeGraphs,
 };

@@ -20,6 +20,7 @@ import {
   type PlatformResources,
 } from '@hearth/platform';
 import { MaintenanceScanProcessor } from '../../apps/worker/src/processors/maintenance-scan.processor';
+import { BackupTransferProcessor } from '../../apps/worker/src/processors/backup-transfer.processor';
 import { ChatTransferProcessor } from '../../apps/worker/src/processors/chat-transfer.processor';
 import type { JobProcessor } from '../../apps/worker/src/processors/job-processor';
 import {
@@ -106,7 +107,12 @@ describe.each(MODES)('job ledger and worker ($mode)', ({ redis }) => {
     opened.push(entry);
     if (options) {
       entry.worker = await startWorker(resources, {
-        processors: [MaintenanceScanProcessor, ScriptedPingProcessor, ChatTransferProcessor],
+        processors: [
+          MaintenanceScanProcessor,
+          ScriptedPingProcessor,
+          ChatTransferProcessor,
+          BackupTransferProcessor,
+        ],
         jobRunner: { backoff: { baseMs: 150, maxMs: 1000 }, ...options.jobRunner },
         shutdownGraceMs: 5000,
         ...options,

@@ -16,6 +16,7 @@ import { pingWorkers } from '../../apps/worker/src/ping';
 import { WORKER_PROCESSORS } from '../../apps/worker/src/worker.module';
 import { ChatTransferProcessor } from '../../apps/worker/src/processors/chat-transfer.processor';
 import { AgentRunProcessor } from '../../apps/worker/src/processors/agent-run.processor';
+import { BackupTransferProcessor } from '../../apps/worker/src/processors/backup-transfer.processor';
 import { consumedQueues, startWorker, WorkerStartError } from '../../apps/worker/src/worker-runtime';
 import { REDIS_URL } from '../support/postgres-admin';
 import { deleteQueueKeys } from '../support/private-redis';
@@ -64,12 +65,13 @@ describe('worker start', () => {
       SystemPingProcessor,
       ChatTransferProcessor,
       AgentRunProcessor,
+      BackupTransferProcessor,
     ]);
   });
 
   it('refuses to start when a consumed job name has no handler', async () => {
     const error = await startWorker(resources, {
-      processors: [MaintenanceScanProcessor, ChatTransferProcessor],
+      processors: [MaintenanceScanProcessor, ChatTransferProcessor, BackupTransferProcessor],
     }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(WorkerStartError);
     expect((error as WorkerStartError).problems).toEqual(['job system.ping has no handler']);
@@ -95,11 +97,11 @@ describe('worker start', () => {
   it('consumes the system queue always and agent.run only behind ENABLE_AGENT_RUNTIME_WORKER', () => {
     expect(consumedQueues(loadConfig({}))).toEqual({
       queues: ['system', 'chat'],
-      required: ['maintenance.scan', 'system.ping', 'chat.transfer'],
+      required: ['maintenance.scan', 'system.ping', 'chat.transfer', 'backup.transfer'],
     });
     expect(consumedQueues(loadConfig({ ENABLE_AGENT_RUNTIME_WORKER: 'true' }))).toEqual({
       queues: ['system', 'agent', 'chat'],
-      required: ['maintenance.scan', 'system.ping', 'agent.run', 'chat.transfer'],
+      required: ['maintenance.scan', 'system.ping', 'agent.run', 'chat.transfer', 'backup.transfer'],
     });
   });
 

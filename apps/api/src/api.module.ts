@@ -33,6 +33,7 @@ import { DryRunModule } from './turns/dry-run.module';
 import { PromptRuntimeReadsModule } from './prompt-runtime-reads/prompt-runtime-reads.module';
 import { TurnsModule } from './turns/turns.module';
 import { ChatTransferModule } from './chat-transfer/chat-transfer.module';
+import { BackupModule } from './backup/backup.module';
 import { PromptSettingsModule } from './prompt-settings/prompt-settings.module';
 import { TemporaryConversationsModule } from './temporary-conversations/temporary-conversations.module';
 import { AgentsModule } from './agents/agents.module';
@@ -71,6 +72,7 @@ const FEATURE_MODULES: NonNullable<DynamicModule['imports']> = [
   PromptRuntimeReadsModule,
   TurnsModule,
   ChatTransferModule,
+  BackupModule,
   PromptSettingsModule,
   TemporaryConversationsModule,
   AgentsModule,

@@ -1,6 +1,7 @@
 import { type DynamicModule, Module, type Type } from '@nestjs/common';
 import {
   AgentWorkModule,
+  BackupWorkModule,
   ChatTransferWorkModule,
   CoreAppModule,
   JobsModule,
@@ -12,6 +13,7 @@ import { MaintenanceScanProcessor } from './processors/maintenance-scan.processo
 import { SystemPingProcessor } from './processors/system-ping.processor';
 import { ChatTransferProcessor } from './processors/chat-transfer.processor';
 import { AgentRunProcessor } from './processors/agent-run.processor';
+import { BackupTransferProcessor } from './processors/backup-transfer.processor';
 
 /** One processor per job name this build handles; later issues add theirs here. */
 export const WORKER_PROCESSORS: ReadonlyArray<Type<JobProcessor>> = [
@@ -19,10 +21,15 @@ export const WORKER_PROCESSORS: ReadonlyArray<Type<JobProcessor>> = [
   SystemPingProcessor,
   ChatTransferProcessor,
   AgentRunProcessor,
+  BackupTransferProcessor,
 ];
 
 /** Feature modules whose use cases processors call; later issues add theirs, one per line. */
-const FEATURE_MODULES: NonNullable<DynamicModule['imports']> = [ChatTransferWorkModule, AgentWorkModule];
+const FEATURE_MODULES: NonNullable<DynamicModule['imports']> = [
+  ChatTransferWorkModule,
+  AgentWorkModule,
+  BackupWorkModule,
+];
 
 export interface WorkerModuleOptions {
   processors?: ReadonlyArray<Type<JobProcessor>>;

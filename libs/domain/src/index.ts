@@ -15,3 +15,4 @@ export * from './prompt';
 export * from './agents/agent-run.rules';
 export * from './temporary-conversations/temporary-conversation.rules';
 export * from './node-graphs/node-graph.rules';
+export * from './backup/backup.rules';

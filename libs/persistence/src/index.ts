@@ -51,3 +51,4 @@ export * from './session-history-edits.repository';
 export * from './turn-commit.repository';
 export * from './session-prompt-settings.repository';
 export * from './agent-runs.repository';
+export * from './backup.repository';

@@ -164,7 +164,7 @@ export async function writeNchatImport(
   main: BranchRow,
   parsed: ParsedNchat,
   extras: NchatExtras,
-): Promise<void> {
+): Promise<NchatImportIds> {
   const names = extras.names;
   const now = Date.now();
   const data = parsed.chat.data;
@@ -358,6 +358,14 @@ export async function writeNchatImport(
     character_binding: data.character_binding ? json(data.character_binding) : null,
     created_at: now,
   });
+  return { branchIds, floorIds, pageIds };
+}
+
+/** The new id of each branch, floor and page of an nchat import, by the file's `_original_id`. */
+export interface NchatImportIds {
+  branchIds: ReadonlyMap<string, string>;
+  floorIds: ReadonlyMap<string, string>;
+  pageIds: ReadonlyMap<string, string>;
 }
 
 /** A memory item with its branch and floor refs mapped to the stored ids (item ids stay the file's). */

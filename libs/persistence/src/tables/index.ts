@@ -32,6 +32,7 @@ export * from './session-prompt-settings.table';
 export * from './agents.table';
 export * from './temporary-conversations.table';
 export * from './node-graphs.table';
+export * from './backup.table';
 
 /** Every table of the Hearth database, as kysely sees it. Later features add their tables here. */
 export interface Database {
@@ -89,4 +90,6 @@ export interface Database {
   chat_transfer_jobs: import('./chat-transfer.table').ChatTransferJobsTable;
   chat_transfer_artifacts: import('./chat-transfer.table').ChatTransferArtifactsTable;
   session_prompt_settings: import('./session-prompt-settings.table').SessionPromptSettingsTable;
+  backup_jobs: import('./backup.table').BackupJobsTable;
+  backup_artifacts: import('./backup.table').BackupArtifactsTable;
 }

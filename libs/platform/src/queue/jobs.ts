@@ -12,7 +12,7 @@ export const QUEUE_NAMES = {
   system: 'system',
   /** `agent.run`; consumed only when `ENABLE_AGENT_RUNTIME_WORKER=true`. */
   agent: 'agent',
-  /** Chat imports and exports. */
+  /** Chat imports and exports, and account backup exports and restores (`backup.transfer`). */
   chat: 'chat',
 } as const;
 
@@ -28,6 +28,8 @@ export interface JobPayloads {
   'agent.run': { job_id: string };
   /** An asynchronous chat import or export (spec 3); the handler lands with that issue. */
   'chat.transfer': { job_id: string };
+  /** An account backup export or restore (spec 3 "Backup"): RunBackupJobUseCase under the ledger. */
+  'backup.transfer': { job_id: string };
 }
 
 export type JobName = keyof JobPayloads;
@@ -78,6 +80,13 @@ export const JOB_DEFINITIONS: { readonly [N in JobName]: JobDefinition } = {
     gate: 'enableAgentRuntimeWorker',
   },
   'chat.transfer': {
+    queue: QUEUE_NAMES.chat,
+    ledger: true,
+    maxAttempts: 3,
+    backoff: { baseMs: 5_000, maxMs: 300_000 },
+    handled: true,
+  },
+  'backup.transfer': {
     queue: QUEUE_NAMES.chat,
     ledger: true,
     maxAttempts: 3,
