@@ -250,6 +250,10 @@ describe('Agent Bindings', () => {
       ['metadata not an object', { metadata: 'x' }],
       ['an empty llm_profile_id', { llm_profile_id: '' }],
       ['a NUL in an MCP server id', { mcp_bindings: [{ mcp_server_id: 'mcp_\u0000' }] }],
+      // jsonb refuses an unpaired surrogate (it was a 500).
+      ['an unpaired surrogate in the metadata', { metadata: { note: 'half \ud83d' } }],
+      ['an unpaired surrogate in an MCP server id', { mcp_bindings: [{ mcp_server_id: 'mcp_\udc00' }] }],
+      ['an unpaired surrogate in a grant key', { grants: { ['\ud800']: true } }],
     ])('%s: 400 validation_error', async (_name, overrides) => {
       await refused(() => post({ agent_type_id: rich.id, ...overrides }), '400 validation_error');
     });

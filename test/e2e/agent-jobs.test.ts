@@ -196,6 +196,10 @@ describe('Agent jobs', () => {
       ['an unknown field', { priority: 1 }],
       ['input_json over 64 KiB', { input_json: { a: 'x'.repeat(64 * 1024) } }],
       ['a non-string session_id', { input_json: { session_id: 5 } }],
+      // jsonb refuses an unpaired surrogate (it was a 500): in a value, in a key, in trigger_reason.
+      ['an unpaired surrogate in input_json', { input_json: { note: 'half \ud83d' } }],
+      ['an unpaired surrogate in an input_json key', { input_json: { ['\ude00']: 1 } }],
+      ['an unpaired surrogate in trigger_reason', { trigger_reason: 'why \ud83d' }],
     ])('%s: 400 validation_error, nothing written', async (_name, body) => {
       await refused(() => run(binding, body), '400 validation_error');
     });
@@ -238,7 +242,7 @@ describe('Agent jobs', () => {
       });
     });
 
-    it('a floor-scoped binding runs on a floor of the Project: 400 without, 404 floor_not_found for another', async () => {
+    it('a floor-scoped binding runs on a floor of the Project: 400 without, 404 floor_not_found for another or a temporary conversation’s', async () => {
       const b = await createBinding(t, alice.apiKey, project.id, {
         agent_type_id: type.id,
         scope_kind: 'floor',
@@ -255,6 +259,28 @@ describe('Agent jobs', () => {
       await refused(
         () => run(b, { input_json: { floor_id: floor.id, session_id: otherSession.id } }),
         '404 floor_not_found',
+      );
+      // A temporary conversation of the Project is hidden from the session routes, its floors too.
+      const temporary = await t.http
+        .post(`/projects/${project.id}/temporary-conversations`)
+        .set('x-api-key', alice.apiKey)
+        .send({});
+      expect(temporary.status).toBe(201);
+      const message = await t.http
+        .post(`/temporary-conversations/${temporary.body.data.id}/messages`)
+        .set('x-api-key', alice.apiKey)
+        .send({ role: 'user', content: 'hidden' });
+      expect(message.status).toBe(200);
+      await refused(
+        () => run(b, { input_json: { floor_id: message.body.data.floor_id } }),
+        '404 floor_not_found',
+      );
+      await refused(
+        () =>
+          run(b, {
+            input_json: { session_id: temporary.body.data.id, floor_id: message.body.data.floor_id },
+          }),
+        '404 session_not_found',
       );
       const ok = await run(b, { input_json: { floor_id: floor.id } });
       expect(ok.status).toBe(202);

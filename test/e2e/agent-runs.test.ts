@@ -194,6 +194,25 @@ describe('agent runs', () => {
     expect(events.filter((e) => e.correlation_id === job.id)).toEqual([]);
   });
 
+  it('a reply with an unpaired surrogate escape is written with U+FFFD instead of failing every attempt', async () => {
+    const type = await createAgentType(t, alice.accountId, {
+      defaults: { grants: { allowed_output_targets: ['derived_output'] } },
+    });
+    const binding = await createAgentBinding(t, type, project);
+    // The text `\ud83d` (half an emoji): JSON.parse makes a lone surrogate of it, which jsonb refuses.
+    fake.script({ reply: '{"note": "half \\ud83d"}' });
+    const job = await createManualRun(t, binding, { dryRun: false });
+    const done = await waitForJobStatus(t, job.id);
+    expect(done).toMatchObject({
+      status: 'succeeded',
+      attempt_count: 1,
+      result: { output: { note: 'half \ufffd' } },
+    });
+    const written = (done.result as Json).writes[0].id as string;
+    const row = (await derivedOutputRows(t, project.id)).find((o) => o.id === written);
+    expect(row?.value).toEqual({ note: 'half \ufffd' });
+  });
+
   it('uses metadata.instructions as the system message and the metadata output names', async () => {
     const type = await createAgentType(t, alice.accountId, {
       defaults: {

@@ -1,5 +1,6 @@
 import { createAccountCaller, type Caller } from '../support/factories/members';
 import { createProject } from '../support/factories/projects';
+import { createLlmProfile, createToolPolicy, setLlmProfileStatus } from '../support/factories/settings';
 import { startTestApp, type TestApp } from '../support/test-app';
 import {
   agentState,
@@ -142,6 +143,21 @@ describe('Agent Types', () => {
       },
     ],
     ['a NUL in the key', { key: 'x\u0000', name: 'x', scope_kind: 'project' }],
+    // An unpaired surrogate: jsonb refuses it (a 500 before), text would store U+FFFD instead.
+    ['an unpaired surrogate in the key', { key: 'x\ud800', name: 'x', scope_kind: 'project' }],
+    [
+      'an unpaired surrogate in the metadata',
+      { key: 'x8', name: 'x', scope_kind: 'project', defaults: { metadata: { note: 'half \ud83d' } } },
+    ],
+    [
+      'an unpaired surrogate in a filter_json key',
+      {
+        key: 'x9',
+        name: 'x',
+        scope_kind: 'project',
+        defaults: { event_subscriptions: [{ type: 'floor.committed', filter_json: { ['\udc00']: 1 } }] },
+      },
+    ],
   ])('POST with %s: 400 validation_error, nothing written', async (_name, body) => {
     await refused(() => post(body), '400 validation_error');
   });
@@ -158,6 +174,54 @@ describe('Agent Types', () => {
       '403 agent_allowed_output_target_forbidden',
     );
     expect(res.body.error.details).toEqual({ forbidden_targets: ['session_messages'] });
+  });
+
+  it('default llm_profile_id and tool_policy_id must exist in the Workspace: 404 profile_not_found / tool_policy_not_found', async () => {
+    const bob = await createAccountCaller(t, { name: 'Bob' });
+    const extra = await createExtraWorkspace(t, alice.accountId);
+    const profile = await createLlmProfile(t, alice.accountId);
+    const policy = await createToolPolicy(t, alice.apiKey);
+    const deleted = await createLlmProfile(t, alice.accountId, { status: 'deleted' });
+    const bobsProfile = await createLlmProfile(t, bob.accountId);
+    const bobsPolicy = await createToolPolicy(t, bob.apiKey);
+    const body = (defaults: Json) => ({
+      key: `refs-${Math.random()}`,
+      name: 'Refs',
+      scope_kind: 'project',
+      defaults,
+    });
+    for (const id of ['llmp_missing', deleted.id, bobsProfile.id])
+      await refused(() => post(body({ llm_profile_id: id })), '404 profile_not_found');
+    for (const id of ['tpol_missing', bobsPolicy.id])
+      await refused(() => post(body({ tool_policy_id: id })), '404 tool_policy_not_found');
+    // The profile and policy of the Workspace, not of another Workspace of the account.
+    await refused(
+      () =>
+        t.http
+          .post(`/workspaces/${extra.id}/agent-types`)
+          .set('x-api-key', alice.apiKey)
+          .send(body({ llm_profile_id: profile.id })),
+      '404 profile_not_found',
+    );
+    const type = await createAgentType(t, alice.apiKey, ws, {
+      defaults: { llm_profile_id: profile.id, tool_policy_id: policy.id },
+    });
+    expect(type.defaults).toMatchObject({ llm_profile_id: profile.id, tool_policy_id: policy.id });
+
+    await refused(
+      () => patch(type.id, { defaults: { llm_profile_id: bobsProfile.id } }),
+      '404 profile_not_found',
+    );
+    await refused(
+      () => patch(type.id, { defaults: { tool_policy_id: 'tpol_missing' } }),
+      '404 tool_policy_not_found',
+    );
+    // A profile deleted since does not block a change of the other defaults.
+    await setLlmProfileStatus(t, profile.id, 'deleted');
+    const res = await patch(type.id, {
+      defaults: { llm_profile_id: profile.id, tool_policy_id: policy.id, metadata: { v: 2 } },
+    });
+    expect([res.status, res.body.defaults.metadata]).toEqual([200, { v: 2 }]);
   });
 
   it('a key already used in the Workspace: 409 agent_type_key_conflict; another Workspace may reuse it', async () => {

@@ -7,6 +7,7 @@ import {
   operationLogsRepository,
   type OperationLogRow,
 } from '@hearth/persistence';
+import { sql } from 'kysely';
 import { startWorker, type WorkerHandle } from '../../apps/worker/src/worker-runtime';
 import { characterCard, importCharacter } from '../support/factories/characters';
 import { extJsonlChat, nchatFile, textBody } from '../support/factories/chat-transfer';
@@ -597,6 +598,49 @@ describe('Backup export and restore', () => {
           'import_parse_error',
           '$.data.characters[0].versions[0].payload.data.name',
         ],
+        // Values the database columns cannot hold: refused here, not by the worker's INSERT.
+        [
+          { document: broken((d) => (d.data.user_cards[0].revision = 0)) },
+          400,
+          'import_parse_error',
+          '$.data.user_cards[0].revision',
+        ],
+        [
+          { document: broken((d) => (d.data.presets[0].versions[0].version_no = 2 ** 31)) },
+          400,
+          'import_parse_error',
+          '$.data.presets[0].versions[0].version_no',
+        ],
+        [
+          { document: broken((d) => (d.data.worldbooks[0].entries[0].uid = -1)) },
+          400,
+          'import_parse_error',
+          '$.data.worldbooks[0].entries[0].uid',
+        ],
+        [
+          { document: broken((d) => (d.data.vc_tags[0].created_at = 1e19)) },
+          400,
+          'import_parse_error',
+          '$.data.vc_tags[0].created_at',
+        ],
+        [
+          { document: broken((d) => (d.data.sessions[0].archived_at = 1.5)) },
+          400,
+          'import_parse_error',
+          '$.data.sessions[0].archived_at',
+        ],
+        [
+          { document: broken((d) => (d.data.sessions[0].title = 't'.repeat(201))) },
+          400,
+          'import_parse_error',
+          '$.data.sessions[0].title',
+        ],
+        [
+          { document: broken((d) => (d.data.vc_tags[0].metadata = { note: 'x\ud800' })) },
+          400,
+          'import_parse_error',
+          '$.data.vc_tags[0].metadata.note',
+        ],
         [{ document: 'not an object' }, 400, 'validation_error'],
         [{}, 400, 'validation_error'],
         [{ document: doc, export_job_id: 'job_x' }, 400, 'validation_error'],
@@ -630,6 +674,36 @@ describe('Backup export and restore', () => {
         details: { byte_count: MAX_BYTES + 1, max_bytes: MAX_BYTES },
       });
       expect(await holdings(dave)).toEqual(before);
+    });
+
+    it('no id of the source account reaches the restored rows, even from a document that names it', async () => {
+      const { doc } = await exportBackup({ include_operation_logs: 'selected_scope' });
+      expect(JSON.stringify(doc)).not.toContain(alice.accountId);
+      // A hand-made (or older) document that carries the source account as a log's actor.
+      doc.data.operation_logs[0].actor_type = 'account';
+      doc.data.operation_logs[0].actor_id = alice.accountId;
+      const gina = await createAccountCaller(t, { name: 'Gina' });
+      const job = await restore({ document: doc }, gina.apiKey);
+      expect(job.result.counts.operation_logs).toBe(doc.data.operation_logs.length);
+      const { rows } = await sql<{ table_name: string; column_name: string }>`
+        SELECT table_name, column_name FROM information_schema.columns
+        WHERE table_schema = 'public' AND column_name IN ('account_id', 'session_id')`.execute(db());
+      const sessionIds = (await backupRepository.listSessions(db(), gina.accountId)).map((r) => r.id);
+      expect(sessionIds).toHaveLength(doc.data.sessions.length);
+      let scanned = 0;
+      for (const { table_name: table, column_name: column } of rows) {
+        const found = await sql<Json>`SELECT * FROM ${sql.table(table)} WHERE ${sql.ref(column)} = ANY(${
+          column === 'account_id' ? [gina.accountId] : sessionIds
+        }::text[])`.execute(db());
+        scanned += found.rows.length;
+        expect([table, JSON.stringify(found.rows).includes(alice.accountId)]).toEqual([table, false]);
+      }
+      expect(scanned).toBeGreaterThan(doc.data.operation_logs.length);
+      const log = (await logsOf(gina.accountId)).find(
+        (l) => (l.metadata as Json | null)?.restore?.source.id === doc.data.operation_logs[0]._original_id,
+      )!;
+      expect(log).toMatchObject({ actor_type: 'account', actor_id: gina.accountId });
+      expect((log.metadata as Json).restore.source.actor_id).toBeNull();
     });
 
     it('export_job_id must name a succeeded export of the account (404 backup_job_not_found / artifact_not_found)', async () => {
@@ -680,6 +754,42 @@ describe('Backup export and restore', () => {
     });
   });
 
+  describe('export snapshot', () => {
+    it('reads every table at one snapshot: a worldbook deleted mid-export is exported whole (entries too), and the file restores', async () => {
+      const frank = await createAccountCaller(t, { name: 'Frank' });
+      const book = await importWorldbook(t, frank.apiKey, generateWorldbook(2), 'Deleted mid-export');
+      const original = backupRepository.listWorldbookEntries.bind(backupRepository);
+      let deleted = 0;
+      const spy = jest
+        .spyOn(backupRepository, 'listWorldbookEntries')
+        .mockImplementation(async (executor, accountId, ids) => {
+          if (accountId === frank.accountId && deleted === 0) {
+            // After the heads were read, before the entries are: another request deletes the book
+            // (its entries go with it).
+            deleted = (await t.http.delete(`/worldbooks/${book.id}`).set('x-api-key', frank.apiKey)).status;
+          }
+          return original(executor, accountId, ids);
+        });
+      try {
+        const { doc } = await exportBackup({}, frank.apiKey);
+        expect(deleted).toBe(204);
+        expect((await get(`/worldbooks/${book.id}`, frank.apiKey)).status).toBe(404);
+        expect(doc.data.worldbooks).toEqual([
+          expect.objectContaining({
+            _original_id: book.id,
+            versions: [expect.objectContaining({ version_no: 1 })],
+            entries: [expect.anything(), expect.anything()],
+          }),
+        ]);
+        const hana = await createAccountCaller(t, { name: 'Hana' });
+        const job = await restore({ document: doc }, hana.apiKey);
+        expect(job.result.counts).toMatchObject({ worldbooks: 1, worldbook_entries: 2 });
+      } finally {
+        spy.mockRestore();
+      }
+    });
+  });
+
   describe('job routes', () => {
     it('another account, or another Client, gets 404 for the job and its file; a restore job has no file', async () => {
       const { job } = await exportBackup({});
@@ -698,6 +808,62 @@ describe('Backup export and restore', () => {
       expect(file.status).toBe(404);
       expect(file.body.error.code).toBe('artifact_not_found');
     });
+  });
+});
+
+describe('Backup restore from an own export above the size limit', () => {
+  let t: TestApp;
+  let worker: WorkerHandle;
+  let alice: Caller;
+  const LIMIT = 4_000;
+
+  beforeAll(async () => {
+    t = await startTestApp({ env: { CHAT_IMPORT_MAX_BYTES: String(LIMIT) } });
+    worker = await startWorker(t.resources, { shutdownGraceMs: 1_000 });
+    alice = await createAccountCaller(t, { name: 'Alice' });
+  });
+  afterAll(async () => {
+    await worker.close();
+    await t.close();
+    await deleteQueueKeys(REDIS_URL, t.config.queuePrefix);
+  });
+
+  const exportJob = async (): Promise<Json> => {
+    const res = await t.http.post('/backup/jobs/export').set('x-api-key', alice.apiKey).send({});
+    expect(res.status).toBe(202);
+    for (;;) {
+      const job = (await t.http.get(`/backup/jobs/${res.body.data.job_id}`).set('x-api-key', alice.apiKey))
+        .body.data as Json;
+      if (job.status === 'succeeded' || job.status === 'dead_letter') return job;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+
+  it('413 import_payload_too_large for export_job_id as for a document, nothing written; under it, taken', async () => {
+    const small = await exportJob();
+    expect(small).toMatchObject({ status: 'succeeded' });
+    expect(small.result.byte_count).toBeLessThanOrEqual(LIMIT);
+    const taken = await t.http
+      .post('/backup/jobs/restore')
+      .set('x-api-key', alice.apiKey)
+      .send({ export_job_id: small.job_id });
+    expect(taken.status).toBe(202);
+
+    await createUserCard(t, alice.apiKey, { name: 'Big', description: 'd'.repeat(LIMIT) });
+    const big = await exportJob();
+    expect(big.result.byte_count).toBeGreaterThan(LIMIT);
+    const jobsBefore = await t.resources.database.db.selectFrom('backup_jobs').select('id').execute();
+    const res = await t.http
+      .post('/backup/jobs/restore')
+      .set('x-api-key', alice.apiKey)
+      .send({ export_job_id: big.job_id });
+    expect(res.status).toBe(413);
+    expect(res.body.error).toMatchObject({
+      code: 'import_payload_too_large',
+      details: { byte_count: big.result.byte_count, max_bytes: LIMIT },
+    });
+    const jobsAfter = await t.resources.database.db.selectFrom('backup_jobs').select('id').execute();
+    expect(jobsAfter).toEqual(jobsBefore);
   });
 });
 

@@ -168,6 +168,16 @@ describe('Derived outputs', () => {
         400,
         'derived_output_payload_invalid',
       );
+      await expectNothingWritten(
+        () => post({ domain: 'x', value: { text: 'half an emoji \ud83d' } }),
+        400,
+        'derived_output_payload_invalid',
+      );
+      await expectNothingWritten(
+        () => post({ domain: 'x', value: { ['\udc00']: 1 } }),
+        400,
+        'derived_output_payload_invalid',
+      );
       let deep: unknown = 1;
       for (let i = 0; i < 200; i++) deep = { d: deep };
       await expectNothingWritten(

@@ -266,6 +266,31 @@ describe('Project node graphs', () => {
       );
     });
 
+    it('an unpaired UTF-16 surrogate (jsonb cannot store one): 400, never 500, on create and PATCH', async () => {
+      const lone = { nodes: [{ id: 'a', type: 't', data: { label: 'x\ud800' } }], edges: [] };
+      const res = await refused(() => create({ graph: lone }), 400, 'node_graph_invalid');
+      expect(res.body.error?.details.problems).toEqual([
+        { path: 'nodes[0].data.label', problem: 'contains an unpaired UTF-16 surrogate' },
+      ]);
+      await refused(
+        () => create({ graph: { nodes: [{ id: '\udc00', type: 't' }], edges: [] } }),
+        400,
+        'node_graph_invalid',
+      );
+      await refused(() => create({ name: 'n\ud800' }), 400, 'validation_error');
+      const graph = await newGraph();
+      await refused(() => patch(graph.id, { expected_version: 1, graph: lone }), 400, 'node_graph_invalid');
+      await refused(
+        () => patch(graph.id, { expected_version: 1, description: '\udfff' }),
+        400,
+        'validation_error',
+      );
+      // A surrogate pair is an ordinary character.
+      const ok = await create({ name: 'emoji 😀', graph: { nodes: [{ id: '😀', type: 't' }], edges: [] } });
+      expect(ok.status).toBe(201);
+      expect(ok.body.item).toMatchObject({ name: 'emoji 😀', graph: { nodes: [{ id: '😀' }] } });
+    });
+
     it('self-loops, cycles and parallel edges are allowed', async () => {
       const graph = {
         nodes: [

@@ -580,6 +580,14 @@ describe('temporary conversations: turns, export, inspect, maintenance', () => {
       await post(`/temporary-conversations/${finalized.id}/finalize`);
       await post(`/temporary-conversations/${kept.id}/discard`);
       await expireNow(t, ttl.id);
+      const snapshotsOf = (id: string) =>
+        t.resources.database.db
+          .selectFrom('floor_prompt_snapshots')
+          .select(['floor_id', 'snapshot'])
+          .where('session_id', '=', id)
+          .execute();
+      // The stored prompt of the answered floor copies the messages ('second').
+      expect(JSON.stringify(await snapshotsOf(finalized.id))).toContain('second');
 
       const result = await t.app
         .get(RunMaintenanceScanUseCase, { strict: false })
@@ -606,6 +614,7 @@ describe('temporary conversations: turns, export, inspect, maintenance', () => {
         .execute();
       expect(floors).toHaveLength(2);
       expect(floors.every((f) => f.reasoning_text === null && f.state === 'committed')).toBe(true);
+      expect(await snapshotsOf(finalized.id)).toEqual([]);
       expect((await contents(kept.id)).map((r) => r.content)).toEqual(['kept body']);
       expect((await contents(active.id)).map((r) => r.content)).toEqual(['active body']);
       expect((await conversationRow(t, kept.id))!.cleaned_at).toBeNull();

@@ -103,6 +103,17 @@ describe('agent serial scope', () => {
     expect(isRow(next) && next.attempt_count).toBe(1);
   });
 
+  it('a delivery of a job that cannot be claimed anyway (cancelled) is not answered busy while its scope runs', async () => {
+    const type = await createAgentType(t, alice.accountId);
+    const binding = await createAgentBinding(t, type, project);
+    const running = await createManualRun(t, binding, { enqueue: false });
+    const cancelled = await createManualRun(t, binding, { enqueue: false });
+    expect(isRow(await claimInScope(running.id))).toBe(true);
+    await jobsRepository.cancel(t.resources.database.db, { id: cancelled.id, now: Date.now() });
+    expect(await claimInScope(cancelled.id)).toBeUndefined();
+    expect(await jobRow(t, cancelled.id)).toMatchObject({ status: 'cancelled', attempt_count: 0 });
+  });
+
   it('a busy delivery asks to come back in about a second and counts no attempt', async () => {
     const type = await createAgentType(t, alice.accountId);
     const binding = await createAgentBinding(t, type, project);

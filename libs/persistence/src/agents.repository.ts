@@ -1,6 +1,6 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Executor, Tx } from './database';
-import { jobsRepository, type JobRow } from './jobs.repository';
+import { CLAIMABLE_STATUSES, IN_FLIGHT_STATUSES, jobsRepository, type JobRow } from './jobs.repository';
 import type { AgentBindingsTable, AgentTypesTable, JobStatus } from './tables';
 
 export type AgentTypeRow = Selectable<AgentTypesTable>;
@@ -10,6 +10,14 @@ export type NewAgentBindingRow = Insertable<AgentBindingsTable>;
 
 /** The job name of every Agent Job (libs/platform/src/queue/jobs.ts). */
 const AGENT_RUN = 'agent.run';
+
+/** The claim's own condition (jobsRepository.claim), read off a row. */
+const claimableAt = (
+  job: Pick<JobRow, 'status' | 'available_at' | 'lease_expires_at'>,
+  now: number,
+): boolean =>
+  (CLAIMABLE_STATUSES.includes(job.status) && (job.available_at === null || job.available_at <= now)) ||
+  (IN_FLIGHT_STATUSES.includes(job.status) && job.lease_expires_at !== null && job.lease_expires_at < now);
 
 /**
  * Named queries for Agent Types, Agent Bindings and Agent Jobs (spec 1; migration 20261127100000).
@@ -180,11 +188,13 @@ export const agentsRepository = {
   ): Promise<JobRow | { busy: true } | undefined> {
     const job = await tx
       .selectFrom('jobs')
-      .select(['workspace_id', 'project_id', 'agent_type_id'])
+      .select(['workspace_id', 'project_id', 'agent_type_id', 'status', 'available_at', 'lease_expires_at'])
       .where('id', '=', input.id)
       .where('name', '=', AGENT_RUN)
       .executeTakeFirst();
-    if (!job) return undefined;
+    // A job that could not be claimed anyway (finished, cancelled, not yet due, running elsewhere) is
+    // answered as such before its scope is looked at: a stale delivery must not come back as "busy".
+    if (!job || !claimableAt(job, input.now)) return undefined;
     const scope = `${job.workspace_id}:${job.project_id}:${job.agent_type_id}`;
     await sql`SELECT pg_advisory_xact_lock(hashtextextended(${scope}, 0))`.execute(tx);
     const busy = await tx

@@ -4,6 +4,8 @@ describe('classifyDatabaseError', () => {
   it.each([
     [{ code: '22021' }, 'invalid_text'],
     [{ code: '22P05' }, 'invalid_text'],
+    [{ code: '22P02', detail: 'Unicode low surrogate must follow a high surrogate.' }, 'invalid_text'],
+    [{ code: '22P02', message: 'invalid input syntax for type integer: "x"' }, null],
     [{ code: '40001' }, 'busy'],
     [{ code: '40P01' }, 'busy'],
     [{ code: '08006' }, 'unavailable'],

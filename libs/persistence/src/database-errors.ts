@@ -1,6 +1,7 @@
 /**
  * Turns a database driver failure into what the caller should be told. Postgres SQLSTATE codes:
- * 22021/22P05 a NUL character in text or JSON (bad input, not a server fault); 40001/40P01 a
+ * 22021/22P05 a NUL character in text or JSON, and 22P02 naming a surrogate an unpaired UTF-16
+ * surrogate in JSON (bad input, not a server fault); 40001/40P01 a
  * serialisation failure or deadlock and 55P03 a lock timeout (busy: retry later); class 08, 57P01-57P03
  * and refused connections (the database is unreachable or restarting).
  */
@@ -22,6 +23,9 @@ export function classifyDatabaseError(error: unknown): DatabaseErrorKind | null 
   const message = (error as { message?: unknown }).message;
   if (typeof code === 'string') {
     if (code === '22021' || code === '22P05') return 'invalid_text';
+    // A JSON parameter holding an unpaired UTF-16 surrogate (JSON.stringify writes it as `\udXXX`).
+    if (code === '22P02' && /surrogate/i.test(String((error as { detail?: unknown }).detail ?? message)))
+      return 'invalid_text';
     if (code === '40001' || code === '40P01' || code === '55P03') return 'busy';
     if (code.startsWith('08') || CONNECTION_CODES.has(code)) return 'unavailable';
   }

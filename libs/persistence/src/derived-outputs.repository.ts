@@ -101,7 +101,8 @@ export interface SourceScope {
 
 /**
  * The floor and page lookups that derived outputs and inbox entries validate their sources with: the
- * account, Project and session a floor or page lives in (through its session).
+ * account, Project and session a floor or page lives in (through its session). A temporary
+ * conversation's floors and pages are not sources (they read as missing, as its session does).
  */
 export const derivedOutputSourcesRepository = {
   async findFloorScope(db: Executor, floorId: string): Promise<SourceScope | undefined> {
@@ -110,6 +111,7 @@ export const derivedOutputSourcesRepository = {
       .innerJoin('sessions', 'sessions.id', 'floors.session_id')
       .select(['floors.account_id', 'sessions.project_id', 'floors.session_id'])
       .where('floors.id', '=', floorId)
+      .where('sessions.kind', '=', 'standard')
       .executeTakeFirst();
   },
 
@@ -119,6 +121,7 @@ export const derivedOutputSourcesRepository = {
       .innerJoin('sessions', 'sessions.id', 'pages.session_id')
       .select(['pages.account_id', 'sessions.project_id', 'pages.session_id', 'pages.floor_id'])
       .where('pages.id', '=', pageId)
+      .where('sessions.kind', '=', 'standard')
       .executeTakeFirst();
   },
 };
@@ -219,17 +222,17 @@ WITH p AS (
   FOR SHARE OF pr
 ),
 s AS (
-  SELECT account_id, project_id FROM sessions WHERE id = $5::text
+  SELECT account_id, project_id FROM sessions WHERE id = $5::text AND kind = 'standard'
 ),
 f AS (
   SELECT fl.account_id, se.project_id, fl.session_id
   FROM floors fl JOIN sessions se ON se.id = fl.session_id
-  WHERE fl.id = $6::text
+  WHERE fl.id = $6::text AND se.kind = 'standard'
 ),
 pa AS (
   SELECT pg.account_id, se.project_id, pg.session_id, pg.floor_id
   FROM pages pg JOIN sessions se ON se.id = pg.session_id
-  WHERE pg.id = $7::text
+  WHERE pg.id = $7::text AND se.kind = 'standard'
 ),
 ok AS (
   SELECT p.id, p.workspace_id, p.account_id FROM p
@@ -353,17 +356,18 @@ p AS (
   FROM i
   JOIN LATERAL (SELECT * FROM projects WHERE projects.id = i.project_id FOR SHARE) pr ON true
   LEFT JOIN LATERAL (
-    SELECT se.account_id, se.project_id FROM sessions se WHERE se.id = i.source_session_id LIMIT 1
+    SELECT se.account_id, se.project_id FROM sessions se
+    WHERE se.id = i.source_session_id AND se.kind = 'standard' LIMIT 1
   ) s ON true
   LEFT JOIN LATERAL (
     SELECT fl.account_id, se.project_id, fl.session_id
     FROM floors fl JOIN sessions se ON se.id = fl.session_id
-    WHERE fl.id = i.source_floor_id LIMIT 1
+    WHERE fl.id = i.source_floor_id AND se.kind = 'standard' LIMIT 1
   ) f ON true
   LEFT JOIN LATERAL (
     SELECT pg.account_id, se.project_id, pg.session_id, pg.floor_id
     FROM pages pg JOIN sessions se ON se.id = pg.session_id
-    WHERE pg.id = i.source_page_id LIMIT 1
+    WHERE pg.id = i.source_page_id AND se.kind = 'standard' LIMIT 1
   ) pa ON true
 ),
 ok AS (

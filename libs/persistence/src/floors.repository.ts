@@ -11,12 +11,15 @@ export const floorsRepository = {
     return db.selectFrom('floors').selectAll().where('id', '=', floorId).executeTakeFirst();
   },
 
+  /** A floor of the account in a standard session (a temporary conversation's floors read as missing). */
   async findFloorOfAccount(db: Executor, accountId: string, floorId: string): Promise<FloorRow | undefined> {
     return db
       .selectFrom('floors')
-      .selectAll()
-      .where('id', '=', floorId)
-      .where('account_id', '=', accountId)
+      .innerJoin('sessions', 'sessions.id', 'floors.session_id')
+      .selectAll('floors')
+      .where('floors.id', '=', floorId)
+      .where('floors.account_id', '=', accountId)
+      .where('sessions.kind', '=', 'standard')
       .executeTakeFirst();
   },
 

@@ -139,16 +139,17 @@ export const temporaryConversationsRepository = {
   },
 
   /**
-   * Empties the bodies of the given conversations: message contents, floor reasoning, and the text
-   * their runs kept (pending text, stored run events); rows, structure and timestamps stay. Returns
+   * Empties the bodies of the given conversations: message contents, floor reasoning, the text their
+   * runs kept (pending text, stored run events) and the prompts their floors were generated from
+   * (`floor_prompt_snapshots`, which copy the messages); rows, structure and timestamps stay. Returns
    * the counts.
    */
   async cleanBodies(
     tx: Tx,
     sessionIds: string[],
     now: number,
-  ): Promise<{ messages: number; floors: number; runs: number }> {
-    if (sessionIds.length === 0) return { messages: 0, floors: 0, runs: 0 };
+  ): Promise<{ messages: number; floors: number; runs: number; prompt_snapshots: number }> {
+    if (sessionIds.length === 0) return { messages: 0, floors: 0, runs: 0, prompt_snapshots: 0 };
     const messages = await tx
       .updateTable('messages')
       .set({ content: '' })
@@ -170,6 +171,10 @@ export const temporaryConversationsRepository = {
         eb.selectFrom('generation_runs').select('id').where('session_id', 'in', sessionIds),
       )
       .execute();
+    const snapshots = await tx
+      .deleteFrom('floor_prompt_snapshots')
+      .where('session_id', 'in', sessionIds)
+      .executeTakeFirst();
     await tx
       .updateTable('temporary_conversations')
       .set({ cleaned_at: now, updated_at: now })
@@ -179,6 +184,7 @@ export const temporaryConversationsRepository = {
       messages: Number(messages.numUpdatedRows),
       floors: Number(floors.numUpdatedRows),
       runs: Number(runs.numUpdatedRows),
+      prompt_snapshots: Number(snapshots.numDeletedRows),
     };
   },
 

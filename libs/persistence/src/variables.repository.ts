@@ -1,7 +1,8 @@
-import { sql, type Insertable, type Selectable } from 'kysely';
+import { sql, type ExpressionBuilder, type Insertable, type Selectable } from 'kysely';
 import type { Executor, Tx } from './database';
 import type {
   BranchesTable,
+  Database,
   FloorsTable,
   PagesTable,
   SessionsTable,
@@ -41,6 +42,24 @@ export interface VariableTarget {
 }
 
 /**
+ * The variables the variable routes see: not those hosted in a temporary conversation (its turns'
+ * floor and page variables), whose session no normal route shows.
+ */
+const notInTemporarySession = (eb: ExpressionBuilder<Database, 'variables'>) =>
+  eb.or([
+    eb('variables.session_id', 'is', null),
+    eb.not(
+      eb.exists(
+        eb
+          .selectFrom('sessions')
+          .select('sessions.id')
+          .whereRef('sessions.id', '=', 'variables.session_id')
+          .where('sessions.kind', '=', 'temporary'),
+      ),
+    ),
+  ]);
+
+/**
  * Named queries for spec 2 variables (db/migrations/20261122090000_variables.ts). Every read is scoped
  * by account; hosts (sessions, branches, floors, pages) are looked up within the account too.
  */
@@ -66,12 +85,14 @@ export const variablesRepository = {
     return { variable: variable as VariableRow, created: Boolean(inserted) };
   },
 
+  /** A variable of the account; one hosted in a temporary conversation reads as missing. */
   async findById(db: Executor, accountId: string, id: string): Promise<VariableRow | undefined> {
     return db
       .selectFrom('variables')
       .selectAll()
       .where('account_id', '=', accountId)
       .where('id', '=', id)
+      .where(notInTemporarySession)
       .executeTakeFirst();
   },
 
@@ -81,6 +102,7 @@ export const variablesRepository = {
       .selectAll()
       .where('account_id', '=', accountId)
       .where('id', '=', id)
+      .where(notInTemporarySession)
       .forUpdate()
       .executeTakeFirst();
   },
@@ -122,7 +144,7 @@ export const variablesRepository = {
     filters: VariableListFilters,
     paging: VariableListPaging,
   ): Promise<{ items: VariableRow[]; total: number }> {
-    let q = db.selectFrom('variables').where('account_id', '=', accountId);
+    let q = db.selectFrom('variables').where('account_id', '=', accountId).where(notInTemporarySession);
     if (filters.scope) q = q.where('scope', '=', filters.scope);
     if (filters.scopeId !== undefined) q = q.where('scope_id', '=', filters.scopeId);
     if (filters.sessionId !== undefined) q = q.where('session_id', '=', filters.sessionId);

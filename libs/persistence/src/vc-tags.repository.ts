@@ -70,13 +70,17 @@ export const vcTagsRepository = {
     return { rows, total: Number(count.n) };
   },
 
-  /** Whether the account has a session with this id (an `asset_version` tag may name one). */
+  /**
+   * Whether the account has a (standard) session with this id (an `asset_version` tag may name one;
+   * a temporary conversation's session is not one).
+   */
   async sessionExistsInAccount(db: Executor, accountId: string, sessionId: string): Promise<boolean> {
     const row = await db
       .selectFrom('sessions')
       .select('id')
       .where('account_id', '=', accountId)
       .where('id', '=', sessionId)
+      .where('kind', '=', 'standard')
       .executeTakeFirst();
     return row !== undefined;
   },

@@ -23,9 +23,15 @@ import {
   type AgentScopeKind,
 } from '@hearth/domain';
 
+/**
+ * Text Postgres stores as given: no NUL (refused by text and jsonb columns) and no unpaired UTF-16
+ * surrogate (refused inside jsonb, e.g. a run's `trigger_reason`; silently replaced in text).
+ */
 // eslint-disable-next-line no-control-regex -- NUL is exactly what this refuses
-const NO_NUL = /^[^\u0000]*$/;
-const NO_NUL_MESSAGE = { message: '$property must not contain NUL characters' };
+const STORABLE_TEXT = /^(?:[^\u0000\ud800-\udfff]|[\ud800-\udbff][\udc00-\udfff])*$/;
+const STORABLE_TEXT_MESSAGE = {
+  message: '$property must not contain NUL characters or unpaired UTF-16 surrogates',
+};
 const given = (field: string) => (o: object) => (o as Record<string, unknown>)[field] !== undefined;
 
 /** `trigger_reason` of a manual run: at most 500 characters (docs/decisions.md "Agents"). */
@@ -42,13 +48,13 @@ export class CreateAgentTypeDto {
   @ApiProperty({ type: String, minLength: 1, maxLength: AGENT_TYPE_KEY_MAX_CHARS })
   @IsString()
   @Length(1, AGENT_TYPE_KEY_MAX_CHARS)
-  @Matches(NO_NUL, NO_NUL_MESSAGE)
+  @Matches(STORABLE_TEXT, STORABLE_TEXT_MESSAGE)
   key!: string;
 
   @ApiProperty({ type: String, minLength: 1, maxLength: AGENT_TYPE_NAME_MAX_CHARS })
   @IsString()
   @Length(1, AGENT_TYPE_NAME_MAX_CHARS)
-  @Matches(NO_NUL, NO_NUL_MESSAGE)
+  @Matches(STORABLE_TEXT, STORABLE_TEXT_MESSAGE)
   name!: string;
 
   @ApiProperty({ enum: AGENT_SCOPE_KINDS })
@@ -67,7 +73,7 @@ export class UpdateAgentTypeDto {
   @ValidateIf(given('name'))
   @IsString()
   @Length(1, AGENT_TYPE_NAME_MAX_CHARS)
-  @Matches(NO_NUL, NO_NUL_MESSAGE)
+  @Matches(STORABLE_TEXT, STORABLE_TEXT_MESSAGE)
   name?: string;
 
   @ApiPropertyOptional({ enum: ['active', 'disabled'] })
@@ -102,14 +108,14 @@ class AgentBindingFieldsDto {
   @IsOptional()
   @IsString()
   @Length(1, 200)
-  @Matches(NO_NUL, NO_NUL_MESSAGE)
+  @Matches(STORABLE_TEXT, STORABLE_TEXT_MESSAGE)
   llm_profile_id?: string | null;
 
   @ApiPropertyOptional(ID)
   @IsOptional()
   @IsString()
   @Length(1, 200)
-  @Matches(NO_NUL, NO_NUL_MESSAGE)
+  @Matches(STORABLE_TEXT, STORABLE_TEXT_MESSAGE)
   tool_policy_id?: string | null;
 
   @ApiPropertyOptional(LIST)
@@ -141,7 +147,7 @@ export class CreateAgentBindingDto extends AgentBindingFieldsDto {
   @ApiProperty({ type: String })
   @IsString()
   @Length(1, 200)
-  @Matches(NO_NUL, NO_NUL_MESSAGE)
+  @Matches(STORABLE_TEXT, STORABLE_TEXT_MESSAGE)
   agent_type_id!: string;
 }
 
@@ -159,7 +165,7 @@ export class RunAgentBindingDto {
   @IsOptional()
   @IsString()
   @MaxLength(AGENT_RUN_TRIGGER_REASON_MAX_CHARS)
-  @Matches(NO_NUL, NO_NUL_MESSAGE)
+  @Matches(STORABLE_TEXT, STORABLE_TEXT_MESSAGE)
   trigger_reason?: string | null;
 
   @ApiPropertyOptional({ type: Boolean, default: true })

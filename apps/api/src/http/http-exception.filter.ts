@@ -69,7 +69,7 @@ export class HttpExceptionFilter implements ExceptionFilter {
         body: {
           error: {
             code: 'validation_error',
-            message: 'Text and JSON values must not contain NUL characters',
+            message: 'Text and JSON values must not contain NUL characters or unpaired UTF-16 surrogates',
           },
         },
       };

@@ -1,15 +1,12 @@
 import {
   checkBindingNarrows,
   DomainError,
-  isPlainObject,
   normaliseEventSubscriptions,
   normaliseGrants,
   normaliseMcpBindings,
+  requireAgentJsonObject,
   scopeNarrows,
-  serialiseValue,
   storedAgentDefaults,
-  validationError,
-  AGENT_JSON_MAX_BYTES,
   type AgentEventSubscription,
   type AgentMcpBinding,
   type AgentScopeKind,
@@ -58,20 +55,6 @@ export interface AgentBindingSettings {
   metadata: Record<string, unknown>;
 }
 
-function requireMetadata(value: unknown): Record<string, unknown> {
-  if (value === null) return {};
-  const problem = (message: string) =>
-    validationError(`metadata: ${message}`, { fields: [{ field: 'metadata', problems: [message] }] });
-  if (!isPlainObject(value)) throw problem('must be a JSON object');
-  try {
-    serialiseValue(value, AGENT_JSON_MAX_BYTES);
-  } catch (error) {
-    if (!(error instanceof DomainError)) throw error;
-    throw problem(error.message.replace(/^value/, 'metadata'));
-  }
-  return value;
-}
-
 /**
  * Normalises the given fields with the Agent Type rules (400 `validation_error`, 403
  * `agent_allowed_output_target_forbidden` for a forbidden target); null keeps its meaning
@@ -92,36 +75,29 @@ export function normaliseBindingFields(input: AgentBindingFieldsInput): AgentBin
         : normaliseEventSubscriptions('event_subscriptions', input.event_subscriptions);
   if (input.grants !== undefined)
     out.grants = input.grants === null ? null : normaliseGrants('grants', input.grants);
-  if (input.metadata !== undefined) out.metadata = requireMetadata(input.metadata);
+  if (input.metadata !== undefined)
+    out.metadata = input.metadata === null ? {} : requireAgentJsonObject('metadata', input.metadata);
   return out;
 }
 
 /**
- * A set `llm_profile_id` must name a profile (not deleted) of the Project's account in its
- * Workspace, else 404 `profile_not_found`; a set `tool_policy_id` a tool policy of the Project's
- * Workspace, else 404 `tool_policy_not_found` (the codes of the settings routes). Only the ids the
- * request sets are checked: a record deleted later does not block other changes.
+ * A set `llm_profile_id` (of a binding, or of a type's defaults) must name a profile (not deleted)
+ * of the owning account in the Workspace, else 404 `profile_not_found`; a set `tool_policy_id` a
+ * tool policy of the Workspace, else 404 `tool_policy_not_found` (the codes of the settings routes).
+ * Only the ids the request sets are checked: a record deleted later does not block other changes.
  */
-export async function checkBindingReferences(
+export async function checkAgentReferences(
   db: Executor,
-  project: Pick<ProjectRow, 'account_id' | 'workspace_id'>,
-  columns: Pick<AgentBindingColumns, 'llm_profile_id' | 'tool_policy_id'>,
+  owner: Pick<ProjectRow, 'account_id' | 'workspace_id'>,
+  ids: { llm_profile_id?: string | null; tool_policy_id?: string | null },
 ): Promise<void> {
-  if (columns.llm_profile_id) {
-    const profile = await llmProfilesRepository.findUsableProfile(
-      db,
-      project.account_id,
-      columns.llm_profile_id,
-    );
-    if (!profile || profile.workspace_id !== project.workspace_id)
+  if (ids.llm_profile_id) {
+    const profile = await llmProfilesRepository.findUsableProfile(db, owner.account_id, ids.llm_profile_id);
+    if (!profile || profile.workspace_id !== owner.workspace_id)
       throw new DomainError('profile_not_found', 404, 'LLM profile not found');
   }
-  if (columns.tool_policy_id) {
-    const policy = await toolPoliciesRepository.findInWorkspace(
-      db,
-      project.workspace_id,
-      columns.tool_policy_id,
-    );
+  if (ids.tool_policy_id) {
+    const policy = await toolPoliciesRepository.findInWorkspace(db, owner.workspace_id, ids.tool_policy_id);
     if (!policy) throw new DomainError('tool_policy_not_found', 404, 'Tool policy not found');
   }
 }

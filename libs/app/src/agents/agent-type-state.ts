@@ -1,7 +1,7 @@
 import { bindingWidening, DomainError, type AgentDefaults } from '@hearth/domain';
 import { agentsRepository, type AgentTypeRow, type Tx } from '@hearth/persistence';
 import { agentTypeNotFound } from './agent-access';
-import { bindingOverrides } from './agent-views';
+import { bindingSettings } from './agent-binding-fields';
 
 /** The type of the Workspace locked FOR UPDATE (its bindings' writes wait), or 404 `agent_type_not_found`. */
 export async function lockAgentTypeForUpdate(
@@ -52,7 +52,7 @@ export async function setWideningBindingsToError(
 ): Promise<BindingSetToError[]> {
   const changed: BindingSetToError[] = [];
   for (const binding of await agentsRepository.listBindingsOfType(tx, type.id)) {
-    const widening = bindingWidening(defaults, bindingOverrides(binding));
+    const widening = bindingWidening(defaults, bindingSettings(binding));
     if (!widening) continue;
     if (binding.status === 'error' && binding.status_reason === widening.code) continue;
     await agentsRepository.updateBinding(tx, binding.id, {

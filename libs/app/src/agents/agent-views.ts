@@ -1,10 +1,6 @@
-import {
-  effectiveAgentConfig,
-  storedAgentDefaults,
-  type AgentEventSubscription,
-  type AgentMcpBinding,
-} from '@hearth/domain';
+import { effectiveAgentConfig, storedAgentDefaults } from '@hearth/domain';
 import type { AgentBindingRow, AgentTypeRow, JobRow } from '@hearth/persistence';
+import { bindingSettings } from './agent-binding-fields';
 
 /** Every Agent Job status (spec 1 "States and transitions"). */
 export const AGENT_JOB_STATUSES = [
@@ -41,17 +37,6 @@ export const agentTypeView = (t: AgentTypeRow) => ({
   updated_at: t.updated_at,
 });
 
-/** The binding's stored overrides as the domain rules read them (null: inherit). */
-export const bindingOverrides = (b: AgentBindingRow) => ({
-  scope_kind: b.scope_kind,
-  llm_profile_id: b.llm_profile_id,
-  tool_policy_id: b.tool_policy_id,
-  mcp_bindings: b.mcp_bindings as AgentMcpBinding[] | null,
-  event_subscriptions: b.event_subscriptions as AgentEventSubscription[] | null,
-  grants: b.grants,
-  metadata: b.metadata,
-});
-
 /**
  * Spec 1 "Agent Binding", with the effective value of each override field (the type's current
  * default where the binding inherits it), `inherits` naming those fields, and the effective
@@ -59,7 +44,7 @@ export const bindingOverrides = (b: AgentBindingRow) => ({
  * `error` (the `agent_override_expands_*` code it breaks), else null.
  */
 export function agentBindingView(b: AgentBindingRow, type: AgentTypeRow) {
-  const effective = effectiveAgentConfig(storedAgentDefaults(type.defaults), bindingOverrides(b));
+  const effective = effectiveAgentConfig(storedAgentDefaults(type.defaults), bindingSettings(b));
   return {
     id: b.id,
     workspace_id: b.workspace_id,

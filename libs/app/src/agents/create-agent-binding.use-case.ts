@@ -9,7 +9,7 @@ import {
   agentBindingLog,
   agentBindingRef,
   checkBindingCanBeEnabled,
-  checkBindingReferences,
+  checkAgentReferences,
   normaliseBindingFields,
   type AgentBindingFieldsInput,
   type AgentBindingSettings,
@@ -65,7 +65,7 @@ export class CreateAgentBindingUseCase {
         metadata: columns.metadata ?? {},
       };
       checkBindingCanBeEnabled(type, settings);
-      await checkBindingReferences(tx, project, settings);
+      await checkAgentReferences(tx, project, settings);
       const now = Date.now();
       const binding = await agentsRepository.insertBinding(tx, {
         id: newId(ID_PREFIX.agentBinding),

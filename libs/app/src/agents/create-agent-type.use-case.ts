@@ -5,6 +5,7 @@ import { agentsRepository, inTransaction, type AgentTypeRow, type Db } from '@he
 import { DB } from '@hearth/platform';
 import { OperationLogWriter } from '../operation-logs/operation-log-writer';
 import { requireAgentTypeWorkspace } from './agent-access';
+import { checkAgentReferences } from './agent-binding-fields';
 import { agentTypeLog, agentTypeRef } from './agent-type-journal';
 
 export interface CreateAgentTypeInput {
@@ -17,7 +18,8 @@ export interface CreateAgentTypeInput {
 
 /**
  * `POST /workspaces/:id/agent-types` (account actors): a type starts `active`; its key is unique in
- * the Workspace (409 `agent_type_key_conflict`). The type and its `agent_type.create` log are one
+ * the Workspace (409 `agent_type_key_conflict`); a default `llm_profile_id` / `tool_policy_id` must
+ * exist in the Workspace (404 `profile_not_found` / `tool_policy_not_found`). The type and its `agent_type.create` log are one
  * transaction; no Project event (agents never trigger on their own management).
  */
 @Injectable()
@@ -31,6 +33,11 @@ export class CreateAgentTypeUseCase {
     return inTransaction(this.db, async ({ tx }) => {
       const workspace = await requireAgentTypeWorkspace(tx, actor, workspaceId);
       const defaults = normaliseAgentDefaults(input.defaults);
+      await checkAgentReferences(
+        tx,
+        { account_id: workspace.account_id, workspace_id: workspace.id },
+        defaults,
+      );
       const now = Date.now();
       const row = await agentsRepository.insertType(tx, {
         id: newId(ID_PREFIX.agentType),

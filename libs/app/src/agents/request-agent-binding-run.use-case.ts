@@ -1,11 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
-  AGENT_JSON_MAX_BYTES,
   agentRunDedupeKey,
   DomainError,
   effectiveAgentConfig,
-  isPlainObject,
-  serialiseValue,
+  requireAgentJsonObject,
   storedAgentDefaults,
   validationError,
 } from '@hearth/domain';
@@ -49,17 +47,8 @@ export const IDEMPOTENCY_KEY_MAX_CHARS = 200;
 const fieldError = (field: string, problem: string) =>
   validationError(`${field}: ${problem}`, { fields: [{ field, problems: [problem] }] });
 
-function requireInputJson(value: unknown): Record<string, unknown> {
-  if (value === undefined || value === null) return {};
-  if (!isPlainObject(value)) throw fieldError('input_json', 'must be a JSON object');
-  try {
-    serialiseValue(value, AGENT_JSON_MAX_BYTES);
-  } catch (error) {
-    if (!(error instanceof DomainError)) throw error;
-    throw fieldError('input_json', error.message.replace(/^value/, 'input_json'));
-  }
-  return value;
-}
+const requireInputJson = (value: unknown): Record<string, unknown> =>
+  value === undefined || value === null ? {} : requireAgentJsonObject('input_json', value);
 
 function optionalIdField(input: Record<string, unknown>, field: 'session_id' | 'floor_id'): string | null {
   const value = input[field];
@@ -72,9 +61,10 @@ function optionalIdField(input: Record<string, unknown>, field: 'session_id' | '
 /**
  * Where a run is placed (docs/decisions.md "Agents"): a `session`-scoped binding needs
  * `input_json.session_id`, a `floor`-scoped one `input_json.floor_id` (missing: 400). Given ids are
- * checked for any scope: the session must be of this Project (else 404 `session_not_found`), the
- * floor of a session of this Project, and of the given session when both are given (else 404
- * `floor_not_found`). The floor's session becomes the run's session.
+ * checked for any scope: the session must be a (standard) session of this Project (else 404
+ * `session_not_found`), the floor of one, and of the given session when both are given (else 404
+ * `floor_not_found`): a temporary conversation's session and floors read as missing. The floor's
+ * session becomes the run's session.
  */
 async function runPlacement(
   tx: Tx,

@@ -23,7 +23,7 @@ import {
 import { DB } from '@hearth/platform';
 import { JobFailure } from '../jobs/job-failure';
 import type { LedgerJobClaim } from '../jobs/run-ledger-job.use-case';
-import { bindingOverrides } from './agent-views';
+import { bindingSettings } from './agent-binding-fields';
 import { buildAgentRunContext } from './agent-run-context';
 import { AgentRunDelivery, type AgentRunWrite } from './agent-run-delivery';
 import { AgentRunModel } from './agent-run-model';
@@ -75,7 +75,7 @@ export class RunAgentJobUseCase {
       );
     const type = await agentsRepository.findType(this.db, binding.workspace_id, binding.agent_type_id);
     if (!type || type.status !== 'active') throw fatal('agent_type_disabled', 'The Agent Type is disabled');
-    const effective = effectiveAgentConfig(storedAgentDefaults(type.defaults), bindingOverrides(binding));
+    const effective = effectiveAgentConfig(storedAgentDefaults(type.defaults), bindingSettings(binding));
     const payload = readAgentRunPayload(job.payload);
     const dryRun = job.dry_run ?? false;
 

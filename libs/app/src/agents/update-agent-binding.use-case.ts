@@ -11,7 +11,7 @@ import {
   agentBindingRef,
   bindingSettings,
   checkBindingCanBeEnabled,
-  checkBindingReferences,
+  checkAgentReferences,
   normaliseBindingFields,
   type AgentBindingFieldsInput,
   type AgentBindingSettings,
@@ -64,7 +64,7 @@ export class UpdateAgentBindingUseCase {
       const next = bindingSettings(binding, columns);
       const status = input.status ?? binding.status;
       if (status === 'enabled') checkBindingCanBeEnabled(type, next);
-      await checkBindingReferences(tx, project, columns);
+      await checkAgentReferences(tx, project, columns);
       const changes: Updateable<AgentBindingsTable> = {};
       const changed: string[] = [];
       for (const field of FIELDS) {

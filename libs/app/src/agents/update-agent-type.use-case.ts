@@ -12,6 +12,7 @@ import { DB } from '@hearth/platform';
 import type { Updateable } from 'kysely';
 import { OperationLogWriter } from '../operation-logs/operation-log-writer';
 import { requireAgentTypeWorkspace } from './agent-access';
+import { checkAgentReferences } from './agent-binding-fields';
 import { agentTypeLog, agentTypeRef } from './agent-type-journal';
 import {
   ensureAgentTypeNotInUse,
@@ -28,7 +29,8 @@ export interface UpdateAgentTypeInput {
 
 /**
  * `PATCH /workspaces/:id/agent-types/:agent_type_id` (account actors): name, status, defaults.
- * `status: disabled` obeys the disable rule (409 `agent_type_in_use`). New defaults move every
+ * `status: disabled` obeys the disable rule (409 `agent_type_in_use`); a default `llm_profile_id` /
+ * `tool_policy_id` it changes must exist in the Workspace (404 as on create). New defaults move every
  * binding whose set overrides now widen them to `error` (setWideningBindingsToError), in the same
  * transaction as the change and its `agent_type.update` log. A PATCH that changes nothing writes
  * nothing.
@@ -61,7 +63,19 @@ export class UpdateAgentTypeUseCase {
         changes.status = input.status;
         changed.push('status');
       }
-      if (defaults && !jsonEqual(defaults, storedAgentDefaults(type.defaults))) {
+      const stored = storedAgentDefaults(type.defaults);
+      if (defaults && !jsonEqual(defaults, stored)) {
+        // Only ids the PATCH changes: a profile or policy deleted since does not block other changes.
+        await checkAgentReferences(
+          tx,
+          { account_id: workspace.account_id, workspace_id: workspace.id },
+          {
+            llm_profile_id:
+              defaults.llm_profile_id !== stored.llm_profile_id ? defaults.llm_profile_id : null,
+            tool_policy_id:
+              defaults.tool_policy_id !== stored.tool_policy_id ? defaults.tool_policy_id : null,
+          },
+        );
         changes.defaults = JSON.stringify(defaults);
         changed.push('defaults');
       }

@@ -456,7 +456,9 @@ function restoredLogMetadata(log: BackupOperationLog, jobId: string): Record<str
         operation_group_id: log.operation_group_id,
         request_id: log.request_id,
         actor_type: log.actor_type,
-        actor_id: log.actor_id,
+        // An account actor's id would be the source account's: never carried (Hearth's exports leave it
+        // out already; a hand-made document may not).
+        actor_id: log.actor_type === 'account' ? null : log.actor_id,
         workspace_id: log.workspace_id,
         project_id: log.project_id,
         session_id: log.session_id,

@@ -19,7 +19,7 @@ import {
  * `CHAT_IMPORT_MAX_BYTES` serialised: 413 `import_payload_too_large`; checked at once, so a malformed
  * document is 400 `import_parse_error` / `import_unsupported_version` and nothing is written) or the
  * `export_job_id` of a succeeded backup export of the same account (404 `backup_job_not_found`, 404
- * `artifact_not_found`, 410 `artifact_expired`). The document is stored with the job; the worker
+ * `artifact_not_found`, 410 `artifact_expired`, and the same 413 when the file is above the limit). The document is stored with the job; the worker
  * restores it in one transaction.
  */
 @Injectable()
@@ -47,6 +47,7 @@ export class RequestBackupRestoreJobUseCase {
     } else {
       const source = await requireBackupJob(this.db, actor, input.export_job_id!);
       text = (await readBackupArtifact(this.db, source)).content;
+      checkImportSize(text, this.config.chatImportMaxBytes);
     }
     return inTransaction(this.db, async (uow) => {
       const { job } = await this.createJob.execute(uow, {

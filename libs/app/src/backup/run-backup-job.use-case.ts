@@ -12,7 +12,7 @@ const jobGone = (id: string) => new DomainError('backup_job_not_found', 404, `ba
 
 /**
  * The `backup.transfer` job (worker), acting as the Client that asked. An export builds the account's
- * backup document and stores it with `output_expires_at = now + CHAT_EXPORT_ARTIFACT_TTL_MS` (a retry
+ * backup document from one snapshot of the database (every read in one REPEATABLE READ transaction) and stores it with `output_expires_at = now + CHAT_EXPORT_ARTIFACT_TTL_MS` (a retry
  * replaces the file) and logs `export_backup`. A restore parses the stored document and writes
  * everything, its `restore_backup` log and the job's result in ONE transaction, so a failure leaves
  * nothing; the job row is locked and a restore that already committed returns its stored result. A
@@ -36,7 +36,9 @@ export class RunBackupJobUseCase {
 
   private async exportBackup(job: BackupJobRow, actor: Actor): Promise<unknown> {
     const options = job.options as BackupExportOptions;
-    const built = await buildBackupDocument(this.db, job.account_id, options);
+    const built = await backupRepository.inSnapshot(this.db, (tx) =>
+      buildBackupDocument(tx, job.account_id, options),
+    );
     const now = Date.now();
     const expiresAt = now + this.config.chatExportArtifactTtlMs;
     const result = { byte_count: built.byte_count, counts: built.counts };

@@ -6,7 +6,7 @@ import { DB } from '@hearth/platform';
 import { appendUserFloor } from '../conversation/floor-writes';
 import { ensureMainBranch } from '../conversation/session-conversation';
 import { OperationLogWriter } from '../operation-logs/operation-log-writer';
-import { conversationBusy } from './temporary-turn-errors';
+import { conversationBusy, isBusyError } from './temporary-turn-errors';
 import { conversationLogScope, ensureActive, requireConversation } from './temporary-conversation-access';
 
 export interface AppendedTemporaryMessage {
@@ -62,7 +62,7 @@ export class AppendTemporaryMessageUseCase {
         state: 'committed',
         now,
       }).catch((error: unknown) => {
-        throw isConflict(error) ? conversationBusy(conversationId) : error;
+        throw isBusyError(error) ? conversationBusy(conversationId) : error;
       });
       await temporaryConversationsRepository.touch(tx, conversationId, now);
       const written = appended.input.messages[0];
@@ -87,12 +87,4 @@ export class AppendTemporaryMessageUseCase {
       };
     });
   }
-}
-
-/** A generating floor or a moving head on `main`: another turn is running there. */
-function isConflict(error: unknown): boolean {
-  const code = (error as { code?: unknown })?.code;
-  return (
-    code === 'generation_conflict' || code === 'generation_target_stale' || code === 'floor_not_committed'
-  );
 }

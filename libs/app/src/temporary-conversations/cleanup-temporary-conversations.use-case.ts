@@ -18,10 +18,10 @@ export interface CleanupTemporaryConversationsResult {
  * Maintenance step (with ENABLE_RUNTIME_MAINTENANCE; switched off by
  * ENABLE_TEMPORARY_CONVERSATION_CLEANUP=false): terminal conversations with policy
  * `delete_on_finalize` or `ttl` whose terminal time + TEMPORARY_CONVERSATION_CLEANUP_GRACE_MS has
- * passed lose their bodies: message contents emptied, floor reasoning, run texts and stored run events
- * removed; session, floor, page and message rows and their timestamps stay, and `cleaned_at` is set.
- * `keep_for_debug` is never cleaned. One `temporary_conversation.cleanup` operation log per account,
- * counts only, in the same transaction.
+ * passed lose their bodies: message contents emptied, floor reasoning, run texts, stored run events
+ * and the floors' stored prompts (copies of the messages) removed; session, floor, page and message
+ * rows and their timestamps stay, and `cleaned_at` is set. `keep_for_debug` is never cleaned. One
+ * `temporary_conversation.cleanup` operation log per account, counts only, in the same transaction.
  */
 @Injectable()
 export class CleanupTemporaryConversationsUseCase implements MaintenanceScanStep {
@@ -59,6 +59,7 @@ export class CleanupTemporaryConversationsUseCase implements MaintenanceScanStep
             message_count: counts.messages,
             floor_count: counts.floors,
             run_count: counts.runs,
+            prompt_snapshot_count: counts.prompt_snapshots,
           },
         });
       }

@@ -40,11 +40,13 @@ export async function requireConversation(
     temporaryConversationsRepository.findSession(db, conversationId),
   ]);
   if (!conversation || !session) throw conversationNotFound();
+  // Before the role check: a member whose role lacks the capability must not learn that an
+  // `internal` conversation exists (403 would tell).
+  if (conversation.visibility === 'internal' && !options.allowInternal) throw conversationNotFound();
   const { project, role } = await deps.access.require(actor, conversation.project_id, capability, {
     db,
     notFoundCode: 'conversation_not_found',
   });
-  if (conversation.visibility === 'internal' && !options.allowInternal) throw conversationNotFound();
   ensureProjectActive(project);
   const current = await expireIfDue(deps, conversation, Date.now());
   return { conversation: current, session, project, role };

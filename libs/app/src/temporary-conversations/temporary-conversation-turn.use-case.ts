@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { checkTemporaryMessage, DomainError } from '@hearth/domain';
+import { checkTemporaryMessage, conversationNotFound, DomainError } from '@hearth/domain';
 import { ProjectAccess, type Actor } from '@hearth/permissions';
 import {
   conversationRepository,
@@ -17,6 +17,7 @@ import type { TurnGenerationParams, TurnRequest, TurnResult } from '../turns/gen
 import { ensureActive, requireConversation, type ConversationGrant } from './temporary-conversation-access';
 import {
   conversationBusy,
+  isBusyError,
   missingEffectiveUserTail,
   noPendingInput,
   retryTargetNotFound,
@@ -183,18 +184,15 @@ export class TemporaryConversationTurnUseCase {
 /** The normal turn's errors in the words of the temporary conversation routes. */
 function mapTurnError(error: unknown, conversationId: string, kind: TemporaryTurnInput['kind']): unknown {
   if (!(error instanceof DomainError)) return error;
+  if (isBusyError(error)) return conversationBusy(conversationId);
   switch (error.code) {
-    case 'generation_conflict':
-    case 'generation_target_stale':
-    case 'floor_not_committed':
-      return conversationBusy(conversationId);
     case 'floor_not_retryable':
       return missingEffectiveUserTail(conversationId);
     case 'floor_not_found':
       return kind === 'respond' ? noPendingInput(conversationId) : retryTargetNotFound();
     case 'session_not_found':
     case 'not_found':
-      return new DomainError('conversation_not_found', 404, 'Temporary conversation not found');
+      return conversationNotFound();
     default:
       return error;
   }

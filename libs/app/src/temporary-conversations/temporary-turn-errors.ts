@@ -1,5 +1,15 @@
 import { DomainError } from '@hearth/domain';
 
+/** The turn machinery's codes for "another turn is running on `main`" (a generating floor, a moving head). */
+const BUSY_CODES: ReadonlySet<unknown> = new Set([
+  'generation_conflict',
+  'generation_target_stale',
+  'floor_not_committed',
+]);
+
+/** Whether an error of the turn machinery means another turn is running: 409 `conversation_busy`. */
+export const isBusyError = (error: unknown): boolean => BUSY_CODES.has((error as { code?: unknown })?.code);
+
 export const conversationBusy = (conversationId: string) =>
   new DomainError('conversation_busy', 409, `Temporary conversation ${conversationId} is generating`, {
     conversation_id: conversationId,

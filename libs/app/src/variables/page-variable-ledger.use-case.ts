@@ -19,7 +19,8 @@ export interface PageLedger<T> {
 
 async function pageEnvelope(db: Db, accountId: string, pageId: string) {
   const page = await variablesRepository.findPage(db, accountId, pageId);
-  if (!page) throw pageNotFound();
+  // A temporary conversation's page is not a page to this route (its session reads as missing).
+  if (!page || !(await variablesRepository.findSession(db, accountId, page.session_id))) throw pageNotFound();
   const floor = await variablesRepository.findFloor(db, accountId, page.floor_id);
   if (!floor) throw pageNotFound();
   return { page_id: page.id, floor_id: floor.id, session_id: page.session_id, branch_id: floor.branch_id };

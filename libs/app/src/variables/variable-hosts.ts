@@ -17,8 +17,8 @@ export type HostCache = Map<string, HostColumns>;
 
 /**
  * The host of a write, checked inside the caller's transaction: it must exist in the account (404
- * `variable_host_not_found`, also for another account's host); a floor in `generating` or
- * `committed` state and its pages are locked (409 `variable_target_locked`). The floor row is
+ * `variable_host_not_found`, also for another account's host and for a temporary conversation's); a
+ * floor in `generating` or `committed` state and its pages are locked (409 `variable_target_locked`). The floor row is
  * share-locked, so its state cannot change before the write commits. A branch must be registered (a
  * `branches` row of the session); one with no floor accepts writes.
  */
@@ -54,19 +54,19 @@ async function checkHost(
     }
     case 'branch': {
       const branch = await variablesRepository.findBranch(tx, accountId, target.sessionId!, target.branchId!);
-      if (!branch) throw missing();
+      if (!branch || !(await inStandardSession(tx, accountId, branch.session_id))) throw missing();
       return { ...none, session_id: branch.session_id, branch_id: branch.id };
     }
     case 'floor': {
       const floor = await variablesRepository.findFloor(tx, accountId, target.scopeId, { share: true });
-      if (!floor) throw missing();
+      if (!floor || !(await inStandardSession(tx, accountId, floor.session_id))) throw missing();
       if (isLockingFloorState(floor.state))
         throw variableTargetLocked(target.scope, target.scopeId, floor.id, floor.state, index);
       return { ...none, session_id: floor.session_id, floor_id: floor.id };
     }
     case 'page': {
       const page = await variablesRepository.findPage(tx, accountId, target.scopeId);
-      if (!page) throw missing();
+      if (!page || !(await inStandardSession(tx, accountId, page.session_id))) throw missing();
       const floor = await variablesRepository.findFloor(tx, accountId, page.floor_id, { share: true });
       if (!floor) throw missing();
       if (isLockingFloorState(floor.state))
@@ -74,6 +74,11 @@ async function checkHost(
       return { ...none, session_id: page.session_id, page_id: page.id };
     }
   }
+}
+
+/** A temporary conversation's branches, floors and pages are no variable hosts: they read as missing. */
+async function inStandardSession(tx: Executor, accountId: string, sessionId: string): Promise<boolean> {
+  return (await variablesRepository.findSession(tx, accountId, sessionId)) !== undefined;
 }
 
 /**

@@ -21,6 +21,16 @@ describe('agent run rules', () => {
     expect(parseAgentReply('')).toEqual({ text: '' });
   });
 
+  it('replaces unpaired surrogates (which jsonb refuses) with U+FFFD, keeping pairs', () => {
+    expect(parseAgentReply('{"note": "half \\ud83d", "\\ude00": ["ok \\ud83d\\ude00"]}')).toEqual({
+      note: 'half \ufffd',
+      '\ufffd': ['ok \ud83d\ude00'],
+    });
+    expect(parseAgentReply('```json\n["\\udc00"]\n```')).toEqual(['\ufffd']);
+    expect(parseAgentReply('text \ud800')).toEqual({ text: 'text \ufffd' });
+    expect(parseAgentReply('{"__proto__": {"x": 1}}')).toEqual(JSON.parse('{"__proto__": {"x": 1}}'));
+  });
+
   it('keeps an output of 16 KiB whole and truncates one past it on a character boundary', () => {
     // JSON of a string is the string plus two quotes.
     const atLimit = 'a'.repeat(AGENT_RUN_OUTPUT_VIEW_MAX_BYTES - 2);

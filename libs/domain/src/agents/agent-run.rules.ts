@@ -54,17 +54,32 @@ const FENCED_JSON = /```(?:json)?[ \t]*\r?\n([\s\S]*?)\r?\n?```/i;
 
 /**
  * The model's reply as the run's output: the reply parsed as JSON, else the first fenced block
- * (```json or ```) parsed as JSON, else `{text: <reply>}`.
+ * (```json or ```) parsed as JSON, else `{text: <reply>}`. An unpaired surrogate (a `\ud83d` escape
+ * without its other half) becomes U+FFFD: Postgres' jsonb refuses it, so the result and the writes
+ * of the run would fail on it at every attempt.
  */
 export function parseAgentReply(reply: string): unknown {
   const parsed = tryParse(reply.trim());
-  if (parsed.ok) return parsed.value;
+  if (parsed.ok) return wellFormedJson(parsed.value);
   const fenced = FENCED_JSON.exec(reply);
   if (fenced) {
     const inner = tryParse(fenced[1].trim());
-    if (inner.ok) return inner.value;
+    if (inner.ok) return wellFormedJson(inner.value);
   }
-  return { text: reply };
+  return { text: wellFormed(reply) };
+}
+
+const UNPAIRED_SURROGATES = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+const wellFormed = (text: string): string => text.replace(UNPAIRED_SURROGATES, '\ufffd');
+
+/** Parsed JSON with every string and key well-formed UTF-16. */
+function wellFormedJson(value: unknown): unknown {
+  if (typeof value === 'string') return wellFormed(value);
+  if (Array.isArray(value)) return value.map(wellFormedJson);
+  if (isPlainObject(value))
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [wellFormed(k), wellFormedJson(v)]));
+  return value;
 }
 
 function tryParse(text: string): { ok: true; value: unknown } | { ok: false } {

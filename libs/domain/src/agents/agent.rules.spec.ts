@@ -12,6 +12,7 @@ import {
   normaliseEventSubscriptions,
   normaliseGrants,
   normaliseMcpBindings,
+  requireAgentJsonObject,
   scopeNarrows,
   subscriptionMatches,
   type AgentDefaults,
@@ -78,10 +79,33 @@ describe('normaliseAgentDefaults', () => {
     ['metadata that is not an object', { metadata: [1] }],
     ['a NUL character anywhere', { metadata: { a: 'x\u0000' } }],
     ['a string over 64 KiB', { metadata: { a: 'x'.repeat(AGENT_JSON_MAX_BYTES) } }],
+    ['an unpaired high surrogate', { metadata: { a: ['ok', 'x\ud83d'] } }],
+    ['an unpaired low surrogate in a key', { grants: { ['\ude00']: 1 } }],
   ])('refuses %s with 400 validation_error', (_name, value) => {
     expect(failure(() => normaliseAgentDefaults(value))).toMatchObject({
       code: 'validation_error',
       status: 400,
+    });
+  });
+});
+
+describe('requireAgentJsonObject', () => {
+  it('takes an object jsonb stores, paired surrogates (emoji) included', () => {
+    const value = { note: 'smile \ud83d\ude00', nested: [{ k: 'v' }] };
+    expect(requireAgentJsonObject('input_json', value)).toBe(value);
+  });
+
+  it.each([
+    ['not an object', [1]],
+    ['a lone high surrogate at the end', { a: 'x\ud83d' }],
+    ['a lone low surrogate first', { a: '\ude00x' }],
+    ['two high surrogates', { a: '\ud83d\ud83d\ude00' }],
+    ['a lone surrogate in a nested key', { a: [{ ['\udfff']: 1 }] }],
+  ])('refuses %s with 400 validation_error naming the field', (_name, value) => {
+    expect(failure(() => requireAgentJsonObject('input_json', value))).toMatchObject({
+      code: 'validation_error',
+      status: 400,
+      details: { fields: [{ field: 'input_json' }] },
     });
   });
 });

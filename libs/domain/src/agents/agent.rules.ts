@@ -83,7 +83,10 @@ const invalid = (field: string, problem: string) =>
     fields: [{ field, problems: [problem] } satisfies FieldProblem],
   });
 
-/** Plain JSON (no NUL characters, which Postgres' jsonb refuses), at most AGENT_JSON_MAX_BYTES serialised. */
+/**
+ * Plain JSON that Postgres' jsonb takes (no NUL characters, no unpaired surrogates: the database
+ * would refuse either, a 500), at most AGENT_JSON_MAX_BYTES serialised; else 400 `validation_error`.
+ */
 function requireJson(field: string, value: unknown): void {
   try {
     serialiseValue(value, AGENT_JSON_MAX_BYTES);
@@ -93,7 +96,11 @@ function requireJson(field: string, value: unknown): void {
   }
 }
 
-function requireObject(field: string, value: unknown): Record<string, unknown> {
+/**
+ * A JSON object jsonb takes (requireJson), else 400 `validation_error` naming `field`: a type's
+ * defaults and their parts, a binding's overrides and metadata, a run's `input_json`.
+ */
+export function requireAgentJsonObject(field: string, value: unknown): Record<string, unknown> {
   if (!isPlainObject(value)) throw invalid(field, 'must be a JSON object');
   requireJson(field, value);
   return value;
@@ -135,7 +142,7 @@ export function normaliseMcpBindings(field: string, value: unknown): AgentMcpBin
     const config =
       item.config_override_json === undefined || item.config_override_json === null
         ? null
-        : requireObject(`${at}.config_override_json`, item.config_override_json);
+        : requireAgentJsonObject(`${at}.config_override_json`, item.config_override_json);
     return { mcp_server_id: id, allowed_tools: tools, config_override_json: config };
   });
 }
@@ -151,7 +158,7 @@ export function normaliseEventSubscriptions(field: string, value: unknown): Agen
     const filter =
       item.filter_json === undefined || item.filter_json === null
         ? null
-        : requireObject(`${at}.filter_json`, item.filter_json);
+        : requireAgentJsonObject(`${at}.filter_json`, item.filter_json);
     return { type, filter_json: filter };
   });
 }
@@ -162,7 +169,7 @@ export function normaliseEventSubscriptions(field: string, value: unknown): Agen
  * AGENT_READS) are checked, and deduplicated.
  */
 export function normaliseGrants(field: string, value: unknown): Record<string, unknown> {
-  const grants = { ...requireObject(field, value) };
+  const grants = { ...requireAgentJsonObject(field, value) };
   if (grants.allowed_output_targets !== undefined) {
     const list = requireList(`${field}.allowed_output_targets`, grants.allowed_output_targets);
     const forbidden = list.filter((t) => (FORBIDDEN_OUTPUT_TARGETS as readonly unknown[]).includes(t));
@@ -196,7 +203,7 @@ export function normaliseGrants(field: string, value: unknown): Record<string, u
 
 /** A type's `defaults` with every field present ("omitted fields take empty defaults"). */
 export function normaliseAgentDefaults(value: unknown): AgentDefaults {
-  const input = value === undefined || value === null ? {} : requireObject('defaults', value);
+  const input = value === undefined || value === null ? {} : requireAgentJsonObject('defaults', value);
   const known = [
     'llm_profile_id',
     'tool_policy_id',
@@ -216,7 +223,7 @@ export function normaliseAgentDefaults(value: unknown): AgentDefaults {
       input.event_subscriptions ?? [],
     ),
     grants: normaliseGrants('defaults.grants', input.grants ?? {}),
-    metadata: requireObject('defaults.metadata', input.metadata ?? {}),
+    metadata: requireAgentJsonObject('defaults.metadata', input.metadata ?? {}),
   };
 }
 

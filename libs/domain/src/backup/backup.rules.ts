@@ -2,6 +2,7 @@ import { DomainError } from '../errors';
 import { importParseError, isPlainObject, type JsonObject } from '../formats/format.rules';
 import { parseNchat } from '../formats/nchat-parse';
 import type { ParsedNchat } from '../formats/nchat';
+import { firstBadStringPath, isUnstorableText } from '../text/storable-text';
 
 /**
  * The account backup document (spec 3 "Backup"; docs/decisions.md "Backup"): one JSON object,
@@ -20,6 +21,10 @@ export type BackupLogMode = (typeof BACKUP_LOG_MODES)[number];
 export const RESTORED_NAME_SUFFIX = ' (restored)';
 /** Tag and user card names are 1-200 characters. */
 export const RESTORED_NAME_MAX = 200;
+/** A session title is 1-200 characters, as `POST /sessions` takes it. */
+export const BACKUP_SESSION_TITLE_MAX = 200;
+/** The largest value of the `integer` columns a restore writes (version numbers, revisions, uids, ...). */
+const INT4_MAX = 2_147_483_647;
 
 export const BACKUP_ASSET_KINDS = ['character', 'preset', 'worldbook', 'regex_profile'] as const;
 export type BackupAssetKind = (typeof BACKUP_ASSET_KINDS)[number];
@@ -192,26 +197,6 @@ export interface ParsedBackup {
 
 // ---- shape checks (400 import_parse_error with details.path) ----
 
-/** The path of the first string (value or key) holding U+0000, or null. */
-function nulPath(value: unknown, path: string): string | null {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
-  if (Array.isArray(value)) {
-    for (const [i, item] of value.entries()) {
-      const found = nulPath(item, `${path}[${i}]`);
-      if (found !== null) return found;
-    }
-    return null;
-  }
-  if (isPlainObject(value)) {
-    for (const [key, item] of Object.entries(value)) {
-      if (key.includes('\u0000')) return path;
-      const found = nulPath(item, `${path}.${key}`);
-      if (found !== null) return found;
-    }
-  }
-  return null;
-}
-
 function fail(path: string, what: string): never {
   throw importParseError(`${path} ${what}`, { path });
 }
@@ -252,6 +237,27 @@ function num(o: JsonObject, key: string, path: string, integer = false): number 
 
 function nnum(o: JsonObject, key: string, path: string): number | null {
   return o[key] === null || o[key] === undefined ? null : num(o, key, path);
+}
+
+/** An integer for an `integer` column: `min` up to 2,147,483,647. */
+function int(o: JsonObject, key: string, path: string, min: number): number {
+  const value = num(o, key, path, true);
+  if (value < min || value > INT4_MAX)
+    fail(`${path}.${key}`, `must be an integer from ${min} to ${INT4_MAX}`);
+  return value;
+}
+
+/** A time in milliseconds for a `bigint` column: an integer from 0 up to 2^53 - 1. */
+function time(o: JsonObject, key: string, path: string): number {
+  const value = num(o, key, path, true);
+  if (value < 0 || value > Number.MAX_SAFE_INTEGER) {
+    fail(`${path}.${key}`, 'must be a time in milliseconds (an integer from 0 to 2^53 - 1)');
+  }
+  return value;
+}
+
+function ntime(o: JsonObject, key: string, path: string): number | null {
+  return o[key] === null || o[key] === undefined ? null : time(o, key, path);
 }
 
 function bool(o: JsonObject, key: string, path: string): boolean {
@@ -299,8 +305,8 @@ function versions(o: JsonObject, path: string, versionIds: Set<string>): BackupA
     const id = str(v, '_original_id', at, true);
     if (versionIds.has(id)) fail(`${at}._original_id`, `repeats ${JSON.stringify(id)}`);
     versionIds.add(id);
-    const versionNo = num(v, 'version_no', at, true);
-    if (versionNo < 1 || numbers.has(versionNo)) fail(`${at}.version_no`, 'must be a unique integer >= 1');
+    const versionNo = int(v, 'version_no', at, 1);
+    if (numbers.has(versionNo)) fail(`${at}.version_no`, `repeats ${versionNo}`);
     numbers.add(versionNo);
     if (v.payload === undefined || v.payload === null) fail(`${at}.payload`, 'is required');
     return {
@@ -312,7 +318,7 @@ function versions(o: JsonObject, path: string, versionIds: Set<string>): BackupA
       source_format: nstr(v, 'source_format', at),
       change_kind: str(v, 'change_kind', at, true),
       created_by_operation_id_ref: nstr(v, 'created_by_operation_id_ref', at),
-      created_at: num(v, 'created_at', at, true),
+      created_at: time(v, 'created_at', at),
     };
   });
   if (list.length === 0) fail(`${path}.versions`, 'must hold at least one version');
@@ -324,8 +330,8 @@ function head(o: JsonObject, path: string, versionIds: Set<string>): BackupAsset
     _original_id: o._original_id as string,
     name: str(o, 'name', path, true),
     source: str(o, 'source', path, true),
-    created_at: num(o, 'created_at', path, true),
-    updated_at: num(o, 'updated_at', path, true),
+    created_at: time(o, 'created_at', path),
+    updated_at: time(o, 'updated_at', path),
     versions: versions(o, path, versionIds),
   };
 }
@@ -334,7 +340,7 @@ function latest(o: JsonObject, path: string, own: BackupAssetVersion[]): { ref: 
   const ref = str(o, 'latest_version_id_ref', path, true);
   const version = own.find((v) => v._original_id === ref);
   if (!version) fail(`${path}.latest_version_id_ref`, 'must name one of the asset’s versions');
-  return { ref, no: num(o, 'version_no', path, true) };
+  return { ref, no: int(o, 'version_no', path, 1) };
 }
 
 function ref(o: JsonObject, key: string, path: string, known: ReadonlySet<string>): string | null {
@@ -351,8 +357,10 @@ function ref(o: JsonObject, key: string, path: string, known: ReadonlySet<string
  */
 export function parseBackupDocument(input: unknown): ParsedBackup {
   const root = obj(input, '$');
-  const nul = nulPath(root, '$');
-  if (nul !== null) fail(nul, 'contains a NUL character (U+0000), which cannot be stored');
+  const unstorable = firstBadStringPath(root, '$', isUnstorableText);
+  if (unstorable !== null) {
+    fail(unstorable, 'contains a NUL character (U+0000) or an unpaired surrogate, which cannot be stored');
+  }
   if (root.spec !== BACKUP_SPEC) fail('$.spec', `must be "${BACKUP_SPEC}"`);
   const version = str(root, 'spec_version', '$');
   const match = /^(\d+)(?:\.(\d+))?(?:\.(\d+))?$/.exec(version);
@@ -409,8 +417,7 @@ export function parseBackupDocument(input: unknown): ParsedBackup {
         fail(`${path}.versions[${i}].payload`, 'must be an object or an array');
       }
     });
-    const count = num(o, 'script_count', path, true);
-    if (count < 0) fail(`${path}.script_count`, 'must be >= 0');
+    const count = int(o, 'script_count', path, 0);
     return {
       ...base,
       latest_version_id_ref: l.ref,
@@ -429,7 +436,7 @@ export function parseBackupDocument(input: unknown): ParsedBackup {
         fail(`${path}.versions[${i}].payload.format`, 'must be worldbook_snapshot or worldbook_delta');
       }
     });
-    const bookVersion = num(o, 'version', path, true);
+    const bookVersion = int(o, 'version', path, 1);
     if (!base.versions.some((v) => v.version_no === bookVersion)) {
       fail(`${path}.version`, 'must be the number of one of the book’s versions');
     }
@@ -441,7 +448,7 @@ export function parseBackupDocument(input: unknown): ParsedBackup {
       const id = str(e, '_original_id', at, true);
       if (entryIds.has(id)) fail(`${at}._original_id`, `repeats ${JSON.stringify(id)}`);
       entryIds.add(id);
-      const uid = num(e, 'uid', at, true);
+      const uid = int(e, 'uid', at, 0);
       if (uids.has(uid)) fail(`${at}.uid`, `repeats ${uid}`);
       uids.add(uid);
       return {
@@ -467,16 +474,16 @@ export function parseBackupDocument(input: unknown): ParsedBackup {
         delay_until_recursion: nnum(e, 'delay_until_recursion', at),
         outlet_name: str(e, 'outlet_name', at),
         raw: obj(e.raw, `${at}.raw`),
-        created_at: num(e, 'created_at', at, true),
-        updated_at: num(e, 'updated_at', at, true),
+        created_at: time(e, 'created_at', at),
+        updated_at: time(e, 'updated_at', at),
       };
     });
     return {
       ...base,
       version: bookVersion,
       extra: obj(o.extra, `${path}.extra`),
-      snapshot_version: num(o, 'snapshot_version', path, true),
-      delta_entry_count: num(o, 'delta_entry_count', path, true),
+      snapshot_version: int(o, 'snapshot_version', path, 1),
+      delta_entry_count: int(o, 'delta_entry_count', path, 0),
       entries,
     };
   });
@@ -494,9 +501,9 @@ export function parseBackupDocument(input: unknown): ParsedBackup {
       name,
       status: oneOf(o, 'status', path, ['active', 'disabled'] as const),
       snapshot,
-      revision: num(o, 'revision', path, true),
-      created_at: num(o, 'created_at', path, true),
-      updated_at: num(o, 'updated_at', path, true),
+      revision: int(o, 'revision', path, 1),
+      created_at: time(o, 'created_at', path),
+      updated_at: time(o, 'updated_at', path),
     };
   });
 
@@ -540,19 +547,23 @@ export function parseBackupDocument(input: unknown): ParsedBackup {
     worldbookRefs.forEach((id, i) => {
       if (!worldbookIds.has(id)) fail(`${path}.worldbook_id_refs[${i}]`, 'names no record of the backup');
     });
+    const title = str(o, 'title', path, true);
+    if ([...title].length > BACKUP_SESSION_TITLE_MAX) {
+      fail(`${path}.title`, `must be at most ${BACKUP_SESSION_TITLE_MAX} characters`);
+    }
     return {
       _original_id: o._original_id as string,
-      title: str(o, 'title', path, true),
+      title,
       status: oneOf(o, 'status', path, ['active', 'archived'] as const),
-      archived_at: nnum(o, 'archived_at', path),
+      archived_at: ntime(o, 'archived_at', path),
       character_id_ref: characterRef,
       character_version_id_ref: versionRef,
       user_card_id_ref: ref(o, 'user_card_id_ref', path, userCardIds),
       preset_id_ref: ref(o, 'preset_id_ref', path, presetIds),
       worldbook_id_refs: worldbookRefs,
       regex_profile_id_ref: ref(o, 'regex_profile_id_ref', path, regexIds),
-      created_at: num(o, 'created_at', path, true),
-      updated_at: num(o, 'updated_at', path, true),
+      created_at: time(o, 'created_at', path),
+      updated_at: time(o, 'updated_at', path),
       chat,
     };
   });
@@ -591,7 +602,7 @@ export function parseBackupDocument(input: unknown): ParsedBackup {
         session_id_ref: ref(o, 'session_id_ref', path, sessionIds),
         metadata: o.metadata ?? null,
         created_by_operation_id_ref: nstr(o, 'created_by_operation_id_ref', path),
-        created_at: num(o, 'created_at', path, true),
+        created_at: time(o, 'created_at', path),
       };
     },
   );
@@ -620,7 +631,7 @@ export function parseBackupDocument(input: unknown): ParsedBackup {
     after_ref: o.after_ref ?? null,
     diff: o.diff ?? null,
     metadata: o.metadata ?? null,
-    created_at: num(o, 'created_at', path, true),
+    created_at: time(o, 'created_at', path),
   }));
 
   const mode = BACKUP_LOG_MODES.includes(options.include_operation_logs as BackupLogMode)

@@ -1,4 +1,5 @@
 import { DomainError, validationError } from '../errors';
+import { hasUnpairedSurrogate } from '../text/storable-text';
 
 /**
  * Derived output rules (spec 1 "Derived outputs", "States and transitions", "Limits"): the state
@@ -79,7 +80,10 @@ function findInvalid(value: unknown, depth: number, seen: Set<object>): string |
     return `nesting deeper than ${DERIVED_OUTPUT_VALUE_MAX_DEPTH} levels`;
   if (value === null || typeof value === 'boolean') return null;
   if (typeof value === 'number') return Number.isFinite(value) ? null : 'a number that is not finite';
-  if (typeof value === 'string') return value.includes('\u0000') ? 'a string with a NUL character' : null;
+  if (typeof value === 'string') {
+    if (value.includes('\u0000')) return 'a string with a NUL character';
+    return hasUnpairedSurrogate(value) ? 'a string with an unpaired UTF-16 surrogate' : null;
+  }
   if (typeof value !== 'object') return `a ${typeof value}`;
   if (seen.has(value)) return 'a circular reference';
   seen.add(value);
@@ -96,6 +100,7 @@ function findInvalid(value: unknown, depth: number, seen: Set<object>): string |
       return `an object of type ${value.constructor?.name ?? 'unknown'}`;
     for (const [key, item] of Object.entries(value)) {
       if (key.includes('\u0000')) return 'a key with a NUL character';
+      if (hasUnpairedSurrogate(key)) return 'a key with an unpaired UTF-16 surrogate';
       const problem = findInvalid(item, depth + 1, seen);
       if (problem) return problem;
     }

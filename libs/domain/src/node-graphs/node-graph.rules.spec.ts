@@ -121,6 +121,25 @@ describe('node graph rules', () => {
     }
   });
 
+  it('no unpaired UTF-16 surrogate in any string or key (jsonb cannot store one); pairs are fine', () => {
+    const lone = [
+      [{ nodes: [{ id: 'a', type: 't', data: { s: 'x\ud800' } }], edges: [] }, 'nodes[0].data.s'],
+      [{ nodes: [{ id: 'a', type: 't', data: ['ok', '\udc00y'] }], edges: [] }, 'nodes[0].data[1]'],
+      [{ nodes: [{ id: 'a', type: 't', data: { ['k\udbff']: 1 } }], edges: [] }, 'nodes[0].data'],
+      [{ nodes: [{ id: 'a\ud800', type: 't' }], edges: [] }, 'nodes[0].id'],
+      [
+        { nodes: [{ id: 'a', type: 't' }], edges: [{ id: 'e', source: 'a', target: 'a', data: '\udfff' }] },
+        'edges[0].data',
+      ],
+    ] as const;
+    for (const [graph, path] of lone) {
+      expect(thrown(() => checkNodeGraph(graph))).toMatchObject({ code: 'node_graph_invalid', status: 400 });
+      expect(problemsOf(graph)).toEqual([{ path, problem: 'contains an unpaired UTF-16 surrogate' }]);
+    }
+    const paired = { nodes: [{ id: '\ud83d\ude00', type: 't', data: { '\ud83d\udc4b': 'é😀' } }], edges: [] };
+    expect(checkNodeGraph(paired).nodeCount).toBe(1);
+  });
+
   it('at most 1,000 nodes and 5,000 edges (413 node_graph_too_large past either)', () => {
     const many = nodes(NODE_GRAPH_MAX_NODES);
     const edges = Array.from({ length: NODE_GRAPH_MAX_EDGES }, (_, i) => ({
@@ -157,13 +176,13 @@ describe('node graph rules', () => {
 
   it('name 1-200 characters, description null or at most 2000', () => {
     expect(requireNodeGraphName('n'.repeat(200))).toHaveLength(200);
-    for (const name of ['', 'n'.repeat(201), 5, null, 'a\u0000'])
+    for (const name of ['', 'n'.repeat(201), 5, null, 'a\u0000', 'a\ud800'])
       expect(thrown(() => requireNodeGraphName(name)).code).toBe('validation_error');
     expect(nodeGraphDescription(undefined)).toBeNull();
     expect(nodeGraphDescription(null)).toBeNull();
     expect(nodeGraphDescription('')).toBe('');
     expect(nodeGraphDescription('d'.repeat(2000))).toHaveLength(2000);
-    for (const description of ['d'.repeat(2001), 3, 'a\u0000'])
+    for (const description of ['d'.repeat(2001), 3, 'a\u0000', '\udc00'])
       expect(thrown(() => nodeGraphDescription(description)).code).toBe('validation_error');
   });
 

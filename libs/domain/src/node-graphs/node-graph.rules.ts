@@ -1,5 +1,6 @@
 import { DomainError, validationError } from '../errors';
 import { canonicalJson, serialiseValue } from '../derived-outputs/derived-output.rules';
+import { firstBadStringPath, hasUnpairedSurrogate } from '../text/storable-text';
 
 /**
  * Project node graphs (spec 1 names `/projects/:id/node-graphs`; the design is the lead's decisions
@@ -63,6 +64,7 @@ export function requireNodeGraphName(name: unknown): string {
   if (length < 1 || length > NODE_GRAPH_NAME_MAX_CHARS)
     throw fieldError('name', `name must be 1-${NODE_GRAPH_NAME_MAX_CHARS} characters`);
   if (name.includes('\u0000')) throw fieldError('name', 'name must not contain NUL characters');
+  if (hasUnpairedSurrogate(name)) throw fieldError('name', 'name must not contain unpaired surrogates');
   return name;
 }
 
@@ -78,6 +80,8 @@ export function nodeGraphDescription(description: unknown): string | null {
     );
   if (description.includes('\u0000'))
     throw fieldError('description', 'description must not contain NUL characters');
+  if (hasUnpairedSurrogate(description))
+    throw fieldError('description', 'description must not contain unpaired surrogates');
   return description;
 }
 
@@ -207,6 +211,8 @@ function checkEdges(problems: Problems, edges: unknown[], nodeIds: Set<string>):
  *   numbers, node ids are unique among nodes and edge ids among edges, and every edge's `source` and
  *   `target` name a node of the graph (self-loops, cycles and parallel edges are allowed); else 400
  *   `node_graph_invalid` with `details.problems` (`{path, problem}`, at most 20);
+ * - no string or key holds an unpaired UTF-16 surrogate (jsonb cannot store one); else 400
+ *   `node_graph_invalid`;
  * - `data` is any plain JSON (finite numbers, strings without NUL, at most 128 levels in the whole
  *   document); else 400 `node_graph_invalid`;
  * - at most 1 MiB serialised (UTF-8 bytes); else 413 `node_graph_too_large`.
@@ -236,6 +242,12 @@ export function checkNodeGraph(graph: unknown): CheckedNodeGraph {
   const nodeIds = checkNodes(problems, nodes);
   if (!problems.full) checkEdges(problems, edges, nodeIds);
   if (problems.list.length > 0) throw invalidGraph(problems.list);
+  // jsonb refuses a lone surrogate's escape: a 400 here rather than a database error.
+  const surrogate = firstBadStringPath(graph, 'graph', hasUnpairedSurrogate);
+  if (surrogate !== null) {
+    const path = surrogate.replace(/^graph\./, ''); // `nodes[3].data.label`, as the other problems
+    throw invalidGraph([{ path, problem: 'contains an unpaired UTF-16 surrogate' }]);
+  }
 
   let serialised: { json: string; byteCount: number };
   try {

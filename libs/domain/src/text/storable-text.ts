@@ -1,0 +1,35 @@
+/**
+ * Text Postgres cannot store: U+0000 (refused by `text` and `jsonb`) and a UTF-16 surrogate without its
+ * pair (`jsonb` refuses its `\ud800` escape with a syntax error; `text` silently turns it into U+FFFD).
+ */
+const UNPAIRED_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** True when the string holds a UTF-16 surrogate without its pair. */
+export const hasUnpairedSurrogate = (value: string): boolean => UNPAIRED_SURROGATE.test(value);
+
+/** True when the string holds U+0000 or an unpaired surrogate. */
+export const isUnstorableText = (value: string): boolean =>
+  value.includes('\u0000') || hasUnpairedSurrogate(value);
+
+/**
+ * The path of the first string (a value or an object key) of a JSON value that `bad` refuses, or null:
+ * `$.a[2].b` style paths from `root`; a bad key is reported at its object's path.
+ */
+export function firstBadStringPath(value: unknown, root: string, bad: (s: string) => boolean): string | null {
+  if (typeof value === 'string') return bad(value) ? root : null;
+  if (Array.isArray(value)) {
+    for (const [i, item] of value.entries()) {
+      const found = firstBadStringPath(item, `${root}[${i}]`, bad);
+      if (found !== null) return found;
+    }
+    return null;
+  }
+  if (typeof value === 'object' && value !== null) {
+    for (const [key, item] of Object.entries(value)) {
+      if (bad(key)) return root;
+      const found = firstBadStringPath(item, `${root}.${key}`, bad);
+      if (found !== null) return found;
+    }
+  }
+  return null;
+}
