@@ -291,6 +291,32 @@ describe('temporary conversations: turns, export, inspect, maintenance', () => {
       );
       expect(logs[0].metadata).toMatchObject({ aborted_run_id: expect.stringMatching(/^run_/) });
     });
+    it.each(['finalize', 'discard'])(
+      '%s while a generation runs stops it too: no floor is committed after the move',
+      async (move) => {
+        const c = await newConversation();
+        fake.script({ hang: true });
+        const call = await SseCall.open(t, 'POST', `/temporary-conversations/${c.id}/respond`, {
+          input_message: { role: 'user', content: 'Wait' },
+        });
+        await call.waitFor((x) => x.types.includes('run'), 10_000, 'the run event');
+        const ended = await post(`/temporary-conversations/${c.id}/${move}`);
+        expect(ended.status).toBe(200);
+        await call.waitForEnd();
+        expect(call.types.at(-1)).toBe('error');
+        expect(call.dataOf('error')[0]).toMatchObject({ code: 'generation_cancelled' });
+        const logs = (await operationLogsOf(t, c.id)).filter(
+          (l) => l.action === `temporary_conversation.${move}`,
+        );
+        expect(logs[0].metadata).toMatchObject({ aborted_run_id: expect.stringMatching(/^run_/) });
+        const floors = await t.resources.database.db
+          .selectFrom('floors')
+          .select(['state'])
+          .where('session_id', '=', c.id)
+          .execute();
+        expect(floors.filter((f) => f.state === 'committed')).toHaveLength(0);
+      },
+    );
   });
 
   describe('retry and retry-step', () => {

@@ -24,8 +24,8 @@ import {
  * `POST /temporary-conversations/:id/finalize`, `/discard`, `/cancel` (spec 2 leaves them "not shown";
  * docs/decisions.md "Temporary conversations"): owner only, only from `active` (409
  * `conversation_not_active`), a conditional update setting the status and its `*_at`, with a
- * `temporary_conversation.<move>` operation log. Cancel also asks a running generation to stop (it
- * then ends `cancelled` and leaves no floor).
+ * `temporary_conversation.<move>` operation log. Each move also asks a running generation to stop (it
+ * then ends `cancelled` and leaves no floor): only an `active` conversation generates (spec 2).
  */
 @Injectable()
 export class EndTemporaryConversationUseCase {
@@ -67,9 +67,9 @@ export class EndTemporaryConversationUseCase {
         ...conversationLogScope(row),
         before_ref: conversationRef(grant.conversation),
         after_ref: conversationRef(row),
-        metadata: move === 'cancel' ? { aborted_run_id: running?.id ?? null } : null,
+        metadata: { aborted_run_id: running?.id ?? null },
       });
-      return { moved: row, runId: move === 'cancel' ? (running?.id ?? null) : null };
+      return { moved: row, runId: running?.id ?? null };
     });
     if (runId) await this.registry.requestCancel(runId);
     return moved;
