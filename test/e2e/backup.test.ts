@@ -1,4 +1,4 @@
-import { OperationLogWriter, restoreBackupInTransaction } from '@hearth/app';
+import { OperationLogWriter, PurgeExpiredFilesUseCase, restoreBackupInTransaction } from '@hearth/app';
 import { parseBackupDocument } from '@hearth/domain';
 import { ProjectAccess } from '@hearth/permissions';
 import {
@@ -907,5 +907,26 @@ describe('Backup file expiry', () => {
       .send({ export_job_id: job.job_id });
     expect(restore.status).toBe(410);
     expect(restore.body.error.code).toBe('artifact_expired');
+
+    // The maintenance purge deletes the expired document; download and restore keep answering 410.
+    const purge = worker.app.get(PurgeExpiredFilesUseCase);
+    expect(await purge.execute()).toMatchObject({ backup_files: 1 });
+    const left = await t.resources.database.db
+      .selectFrom('backup_artifacts')
+      .select('job_id')
+      .where('job_id', '=', job.job_id)
+      .execute();
+    expect(left).toHaveLength(0);
+    const again = await t.http.get(`/backup/jobs/${job.job_id}/file`).set('x-api-key', alice.apiKey);
+    expect(again.status).toBe(410);
+    expect(again.body.error).toMatchObject({
+      code: 'artifact_expired',
+      details: { output_expires_at: job.output_expires_at },
+    });
+    const restoreAgain = await t.http
+      .post('/backup/jobs/restore')
+      .set('x-api-key', alice.apiKey)
+      .send({ export_job_id: job.job_id });
+    expect(restoreAgain.status).toBe(410);
   });
 });

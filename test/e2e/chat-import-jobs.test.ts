@@ -1,3 +1,4 @@
+import { PurgeExpiredFilesUseCase } from '@hearth/app';
 import { chatTransferRepository, jobsRepository, operationLogsRepository } from '@hearth/persistence';
 import { startWorker, type WorkerHandle } from '../../apps/worker/src/worker-runtime';
 import { characterCard, importCharacter } from '../support/factories/characters';
@@ -329,6 +330,26 @@ describe('Chat export artifact lifetime (CHAT_EXPORT_ARTIFACT_TTL_MS)', () => {
     const file = await t.http.get(`/chat-transfer-jobs/${job.job_id}/file`).set('x-api-key', alice.apiKey);
     expect(file.status).toBe(410);
     expect(file.body.error).toMatchObject({
+      code: 'artifact_expired',
+      details: { output_expires_at: job.output_expires_at },
+    });
+
+    // The maintenance purge deletes the expired file (not one still valid at its `now`); the download
+    // keeps answering 410 from the job.
+    const files = () =>
+      t.resources.database.db
+        .selectFrom('chat_transfer_artifacts')
+        .select('job_id')
+        .where('job_id', '=', job.job_id)
+        .execute();
+    const purge = worker.app.get(PurgeExpiredFilesUseCase);
+    expect(await purge.execute(job.output_expires_at! - 1)).toMatchObject({ chat_files: 0 });
+    expect(await files()).toHaveLength(1);
+    expect(await purge.execute()).toMatchObject({ chat_files: 1 });
+    expect(await files()).toHaveLength(0);
+    const after = await t.http.get(`/chat-transfer-jobs/${job.job_id}/file`).set('x-api-key', alice.apiKey);
+    expect(after.status).toBe(410);
+    expect(after.body.error).toMatchObject({
       code: 'artifact_expired',
       details: { output_expires_at: job.output_expires_at },
     });

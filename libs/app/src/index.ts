@@ -57,6 +57,7 @@ export * from './jobs/reconcile-jobs.use-case';
 export * from './jobs/request-system-ping.use-case';
 export * from './jobs/run-ledger-job.use-case';
 export * from './jobs/run-maintenance-scan.use-case';
+export * from './jobs/purge-expired-files.use-case';
 export * from './jobs/system-ping.use-case';
 export * from './projects/change-project-status.use-case';
 export * from './inbox/inbox-access';

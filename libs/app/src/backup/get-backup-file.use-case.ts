@@ -18,6 +18,9 @@ import { BACKUP_CONTENT_TYPE, BACKUP_FILE_EXTENSION, backupFileName, requireBack
 export async function readBackupArtifact(db: Executor, job: BackupJobView): Promise<BackupArtifactRow> {
   if (job.job_kind !== 'export_backup' || job.status !== 'succeeded') throw artifactNotFound();
   const artifact = await backupRepository.findArtifact(db, job.account_id, job.id);
+  // A file the maintenance purge deleted after its expiry still answers 410, from the job.
+  if (!artifact && job.output_expires_at !== null && Date.now() > job.output_expires_at)
+    throw artifactExpired(job.output_expires_at);
   if (!artifact) throw artifactNotFound();
   if (Date.now() > artifact.expires_at) throw artifactExpired(artifact.expires_at);
   return artifact;

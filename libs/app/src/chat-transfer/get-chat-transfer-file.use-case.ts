@@ -18,6 +18,9 @@ export class GetChatTransferFileUseCase {
     const job = await requireChatTransferJob(this.db, actor, jobId);
     if (job.job_kind !== 'export_chat' || job.status !== 'succeeded') throw artifactNotFound();
     const artifact = await chatTransferRepository.findArtifact(this.db, job.account_id, job.id);
+    // A file the maintenance purge deleted after its expiry still answers 410, from the job.
+    if (!artifact && job.output_expires_at !== null && Date.now() > job.output_expires_at)
+      throw artifactExpired(job.output_expires_at);
     if (!artifact) throw artifactNotFound();
     if (Date.now() > artifact.expires_at) throw artifactExpired(artifact.expires_at);
     return {

@@ -14,6 +14,7 @@ import { CleanupExpiredInjectionsUseCase } from '../prompt-runtime/cleanup-expir
 import { PruneHistoryEditsUseCase } from '../turns/prune-history-edits.use-case';
 import { ExpireTemporaryConversationsUseCase } from '../temporary-conversations/expire-temporary-conversations.use-case';
 import { CleanupTemporaryConversationsUseCase } from '../temporary-conversations/cleanup-temporary-conversations.use-case';
+import { PurgeExpiredFilesUseCase } from './purge-expired-files.use-case';
 
 const USE_CASES = [
   CreateJobUseCase,
@@ -26,6 +27,7 @@ const USE_CASES = [
   PruneHistoryEditsUseCase,
   ExpireTemporaryConversationsUseCase,
   CleanupTemporaryConversationsUseCase,
+  PurgeExpiredFilesUseCase,
 ];
 
 /**

@@ -7,6 +7,7 @@ import { CleanupExpiredInjectionsUseCase } from '../prompt-runtime/cleanup-expir
 import { PruneHistoryEditsUseCase } from '../turns/prune-history-edits.use-case';
 import { ExpireTemporaryConversationsUseCase } from '../temporary-conversations/expire-temporary-conversations.use-case';
 import { CleanupTemporaryConversationsUseCase } from '../temporary-conversations/cleanup-temporary-conversations.use-case';
+import { PurgeExpiredFilesUseCase } from './purge-expired-files.use-case';
 
 /**
  * The steps of `maintenance.scan`, in order: the one place later issues add their TTL and
@@ -18,6 +19,7 @@ export const MAINTENANCE_SCAN_STEPS: ReadonlyArray<Type<MaintenanceScanStep>> = 
   PruneHistoryEditsUseCase,
   ExpireTemporaryConversationsUseCase,
   CleanupTemporaryConversationsUseCase,
+  PurgeExpiredFilesUseCase,
 ];
 
 export interface MaintenanceScanResult {
