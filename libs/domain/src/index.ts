@@ -16,3 +16,4 @@ export * from './agents/agent-run.rules';
 export * from './temporary-conversations/temporary-conversation.rules';
 export * from './node-graphs/node-graph.rules';
 export * from './backup/backup.rules';
+export { STORABLE_TEXT } from './text/storable-text';

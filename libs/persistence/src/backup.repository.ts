@@ -380,19 +380,6 @@ export const backupRepository = {
       .execute();
   },
 
-  /**
-   * Deletes up to `limit` files whose expiry has passed (the maintenance purge); their jobs stay, and
-   * their download keeps answering 410 from the job's `output_expires_at`. Returns how many went.
-   */
-  async deleteExpiredArtifacts(db: Executor, now: number, limit: number): Promise<number> {
-    const result = await sql`
-      DELETE FROM backup_artifacts WHERE job_id IN (
-        SELECT job_id FROM backup_artifacts WHERE expires_at < ${now} ORDER BY expires_at LIMIT ${limit}
-        FOR UPDATE SKIP LOCKED
-      )`.execute(db);
-    return Number(result.numAffectedRows ?? 0);
-  },
-
   async findArtifact(db: Executor, accountId: string, jobId: string): Promise<BackupArtifactRow | undefined> {
     return db
       .selectFrom('backup_artifacts')

@@ -1,4 +1,4 @@
-import { sql, type Insertable, type Selectable } from 'kysely';
+import type { Insertable, Selectable } from 'kysely';
 import type { Executor, Tx } from './database';
 import type {
   BranchesTable,
@@ -256,19 +256,6 @@ export const chatTransferRepository = {
       })
       .where('id', '=', artifact.job_id)
       .execute();
-  },
-
-  /**
-   * Deletes up to `limit` files whose expiry has passed (the maintenance purge); their jobs stay, and
-   * their download keeps answering 410 from the job's `output_expires_at`. Returns how many went.
-   */
-  async deleteExpiredArtifacts(db: Executor, now: number, limit: number): Promise<number> {
-    const result = await sql`
-      DELETE FROM chat_transfer_artifacts WHERE job_id IN (
-        SELECT job_id FROM chat_transfer_artifacts WHERE expires_at < ${now} ORDER BY expires_at LIMIT ${limit}
-        FOR UPDATE SKIP LOCKED
-      )`.execute(db);
-    return Number(result.numAffectedRows ?? 0);
   },
 
   async findArtifact(

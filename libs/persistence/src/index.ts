@@ -52,3 +52,4 @@ export * from './turn-commit.repository';
 export * from './session-prompt-settings.repository';
 export * from './agent-runs.repository';
 export * from './backup.repository';
+export * from './expired-files.repository';

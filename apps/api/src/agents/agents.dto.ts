@@ -20,15 +20,11 @@ import {
   AGENT_SCOPE_KINDS,
   AGENT_TYPE_KEY_MAX_CHARS,
   AGENT_TYPE_NAME_MAX_CHARS,
+  STORABLE_TEXT,
   type AgentScopeKind,
 } from '@hearth/domain';
 
-/**
- * Text Postgres stores as given: no NUL (refused by text and jsonb columns) and no unpaired UTF-16
- * surrogate (refused inside jsonb, e.g. a run's `trigger_reason`; silently replaced in text).
- */
-// eslint-disable-next-line no-control-regex -- NUL is exactly what this refuses
-const STORABLE_TEXT = /^(?:[^\u0000\ud800-\udfff]|[\ud800-\udbff][\udc00-\udfff])*$/;
+/** Names, keys and reasons must be text Postgres stores as given (`STORABLE_TEXT`). */
 const STORABLE_TEXT_MESSAGE = {
   message: '$property must not contain NUL characters or unpaired UTF-16 surrogates',
 };

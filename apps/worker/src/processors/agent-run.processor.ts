@@ -23,7 +23,7 @@ export class AgentRunProcessor implements JobProcessor<'agent.run'> {
     return this.runner.execute(
       'agent.run',
       payload.job_id,
-      ({ signal }) => this.agentRun.execute(payload.job_id, signal),
+      ({ job, signal }) => this.agentRun.execute(job, signal),
       delivery.signal,
       { claim: this.agentRun.claim },
     );

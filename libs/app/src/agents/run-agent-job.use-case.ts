@@ -16,7 +16,6 @@ import {
   agentRunsRepository,
   agentsRepository,
   inTransaction,
-  jobsRepository,
   type Db,
   type JobRow,
 } from '@hearth/persistence';
@@ -59,11 +58,13 @@ export class RunAgentJobUseCase {
   readonly claim: LedgerJobClaim = (input) =>
     inTransaction(this.db, ({ tx }) => agentsRepository.claimInSerialScope(tx, input));
 
-  /** The work of the attempt holding job `jobId`; its return value is the job's `result`. */
-  async execute(jobId: string, signal: AbortSignal = new AbortController().signal): Promise<unknown> {
-    const job = await jobsRepository.findById(this.db, jobId);
-    if (!job || job.name !== 'agent.run' || !job.project_id || !job.agent_binding_id)
-      throw fatal('project_agent_job_not_found', `agent job ${jobId} has no row with a binding`);
+  /**
+   * The work of the attempt holding `job` (the row as the ledger claimed it: status `running`, this
+   * attempt counted); its return value is the job's `result`.
+   */
+  async execute(job: JobRow, signal: AbortSignal = new AbortController().signal): Promise<unknown> {
+    if (job.name !== 'agent.run' || !job.project_id || !job.agent_binding_id)
+      throw fatal('project_agent_job_not_found', `agent job ${job.id} has no binding`);
     const phase = (name: AgentRunPhase) => this.enterPhase(job, name, signal);
 
     await phase('context');

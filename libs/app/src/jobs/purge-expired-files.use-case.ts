@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { backupRepository, chatTransferRepository, type Db } from '@hearth/persistence';
+import { expiredFilesRepository, type Db } from '@hearth/persistence';
 import { DB } from '@hearth/platform';
 import type { MaintenanceScanStep } from './maintenance-scan-step';
 
@@ -24,8 +24,18 @@ export class PurgeExpiredFilesUseCase implements MaintenanceScanStep {
   }
 
   async execute(now: number = Date.now()): Promise<{ chat_files: number; backup_files: number }> {
-    const chat_files = await chatTransferRepository.deleteExpiredArtifacts(this.db, now, EXPIRED_FILES_BATCH);
-    const backup_files = await backupRepository.deleteExpiredArtifacts(this.db, now, EXPIRED_FILES_BATCH);
+    const chat_files = await expiredFilesRepository.deleteExpired(
+      this.db,
+      'chat_transfer_artifacts',
+      now,
+      EXPIRED_FILES_BATCH,
+    );
+    const backup_files = await expiredFilesRepository.deleteExpired(
+      this.db,
+      'backup_artifacts',
+      now,
+      EXPIRED_FILES_BATCH,
+    );
     return { chat_files, backup_files };
   }
 }

@@ -2,6 +2,7 @@ import { DomainError } from '../errors';
 import { importParseError, isPlainObject, type JsonObject } from '../formats/format.rules';
 import { parseNchat } from '../formats/nchat-parse';
 import type { ParsedNchat } from '../formats/nchat';
+import type { NormalizedWorldbookEntry } from '../formats/worldbook';
 import { firstBadStringPath, isUnstorableText } from '../text/storable-text';
 
 /**
@@ -67,30 +68,9 @@ export interface BackupRegexProfile extends BackupPreset {
   compat_report: JsonObject;
 }
 
-/** A worldbook entry's columns (spec 3 "Worldbook entry (normalised)") plus `raw`. */
-export interface BackupWorldbookEntry {
+/** A worldbook entry's columns (spec 3 "Worldbook entry (normalised)", with `raw`) and its times. */
+export interface BackupWorldbookEntry extends NormalizedWorldbookEntry {
   _original_id: string;
-  uid: number;
-  keys: string[];
-  keys_secondary: string[];
-  content: string;
-  comment: string;
-  selective: boolean;
-  selective_logic: number;
-  constant: boolean;
-  position: number;
-  order: number;
-  depth: number;
-  role: number;
-  disable: boolean;
-  scan_depth: number | null;
-  case_sensitive: boolean | null;
-  match_whole_words: boolean | null;
-  exclude_recursion: boolean;
-  prevent_recursion: boolean;
-  delay_until_recursion: number | null;
-  outlet_name: string;
-  raw: JsonObject;
   created_at: number;
   updated_at: number;
 }

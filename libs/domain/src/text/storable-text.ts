@@ -4,6 +4,13 @@
  */
 const UNPAIRED_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
+/**
+ * The same rule as a whole-string pattern, for class-validator's `@Matches` on short request fields
+ * (names, keys, reasons). Long texts and JSON go through `isUnstorableText` / `firstBadStringPath`.
+ */
+// eslint-disable-next-line no-control-regex -- NUL is exactly what this refuses
+export const STORABLE_TEXT = /^(?:[^\u0000\ud800-\udfff]|[\ud800-\udbff][\udc00-\udfff])*$/;
+
 /** True when the string holds a UTF-16 surrogate without its pair. */
 export const hasUnpairedSurrogate = (value: string): boolean => UNPAIRED_SURROGATE.test(value);
 
