@@ -73,7 +73,10 @@ export interface ChatCompletionInput {
   /** Lorebook text for the two markers (entries already joined, macros expanded). */
   world_info_before?: string;
   world_info_after?: string;
-  /** Lorebook entries at positions 5/6 (before/after example dialogue), each one example block. */
+  /**
+   * Lorebook entries at positions 5/6 (before/after example dialogue), in ST's `EMEntries` order (ascending
+   * `order`); each may hold several `<START>` blocks.
+   */
   world_info_examples_before?: string[];
   world_info_examples_after?: string[];
   /** The history, oldest first, hidden messages already removed. */
@@ -175,6 +178,16 @@ function roleTokens(tokens: TokenHook, role: string): number {
   if (n === undefined) cache.set(role, (n = tokens.count(role)));
   return n;
 }
+
+/**
+ * Whether a text may hold a macro: `{{…}}` or one of the legacy angle tags (`<USER>`, `<BOT>`, `<CHAR>`,
+ * `<GROUP>`, `<CHARIFNOTGROUP>`), which ST's macro engines replace even in text without curly braces
+ * (ST 1.18 `evaluateMacros` pre-env macros, `MacroEngine` pre-processors).
+ */
+export function mayHoldMacros(text: string): boolean {
+  return text.includes('{{') || LEGACY_MACRO_TAG.test(text);
+}
+const LEGACY_MACRO_TAG = /<(?:USER|BOT|CHAR|GROUP|CHARIFNOTGROUP)>/i;
 
 /** ST's `stringFormat`: `{0}` in the format is the value. */
 function stringFormat(format: string, value: string): string {
@@ -278,9 +291,32 @@ export function assembleChatCompletion(input: ChatCompletionInput): ChatCompleti
   if (input.persona_in_prompt && input.persona_description) {
     markerContent.personaDescription = input.persona_description;
   }
+  // A marker the collection lacks although the order does not disable it (absent from the order, or left
+  // out by its injection_trigger) is appended to the collection by ST (`prompts.add(newPrompt)`) and then
+  // placed like any relative prompt: after everything else, as system, in ST's `systemPrompts` order.
+  for (const identifier of Object.keys(markerContent)) {
+    if (get(identifier)) continue;
+    const entry = preset.order.find((e) => e.identifier === identifier);
+    if (entry && !entry.enabled) continue;
+    collection.push({
+      identifier,
+      name: identifier,
+      role: 'system',
+      content: '',
+      system_prompt: true,
+      marker: true,
+      injection_position: 0,
+      injection_depth: 4,
+      injection_order: 100,
+      injection_trigger: [],
+      forbid_overrides: false,
+    });
+  }
+  // ST runs `preparePrompt` (a macro pass) over every marker's text too: macros in wi_format and any the
+  // first pass over a card field produced are expanded here.
   for (const [identifier, content] of Object.entries(markerContent)) {
     const slot = get(identifier);
-    if (slot) slot.content = content;
+    if (slot) slot.content = content && sub(content, { where: identifier });
   }
 
   // 3. Card overrides of main and jailbreak (unless forbidden or disabled).
@@ -373,6 +409,8 @@ export function assembleChatCompletion(input: ChatCompletionInput): ChatCompleti
 
   // 6. History with in-chat injections.
   const names = settings.names_behavior;
+  // ST `setOpenAIMessages` (1.18 has no `wrap_in_quotes` any more: an old preset's flag is ignored), then
+  // `preparePrompt` expands macros when the message is placed (`raw` keeps the text before that).
   const prepared = input.history.map((entry, index) => {
     let role: 'system' | 'user' | 'assistant' = entry.is_narrator ? 'system' : entry.role;
     let content = entry.content;
@@ -385,11 +423,8 @@ export function assembleChatCompletion(input: ChatCompletionInput): ChatCompleti
       content = content.replace(/\r/g, '');
       known = undefined;
     }
-    if (role === 'user' && settings.wrap_in_quotes) {
-      content = `"${content}"`;
-      known = undefined;
-    }
-    if (content.includes('{{')) {
+    const raw = content;
+    if (mayHoldMacros(content)) {
       content = sub(content, { where: `chatHistory-${index}` });
       known = undefined;
     }
@@ -398,13 +433,35 @@ export function assembleChatCompletion(input: ChatCompletionInput): ChatCompleti
     return {
       role,
       content,
+      raw,
       name,
+      speaker: entry.name,
+      narrator: entry.is_narrator === true,
+      stored: entry.content.replace(/\r/g, ''),
       known,
       ref: entry.ref,
       floor_no: entry.floor_no,
       current: entry.is_current_input,
     };
   });
+
+  // Continue with `continue_prefill` (ST `populateChatCompletion`): the newest message is taken out before
+  // the in-chat injections are placed (so depths count without it) and sent last, as it was stored (no
+  // macro pass), after the assistant prefill on Claude-style sources; named only for names_behavior 1.
+  let continuePrefill: Msg | null = null;
+  if (type === 'continue' && settings.continue_prefill && prepared.length > 0) {
+    const last = prepared.pop()!;
+    const prefill =
+      last.role === 'assistant' && input.supports_assistant_prefill && settings.assistant_prefill
+        ? sub(settings.assistant_prefill, { where: 'assistant_prefill' })
+        : '';
+    const name = names === 1 && last.speaker ? sanitizeName(last.speaker) : undefined;
+    continuePrefill = {
+      ...make(last.role, [prefill, last.raw].filter((x) => x).join('\n\n'), 'continuePrefill', name),
+      ...(last.floor_no !== undefined ? { floor_no: last.floor_no } : {}),
+    };
+    budget.takeMandatory(continuePrefill.tokens);
+  }
 
   const absolutes: DepthInjection[] = collection
     .filter((p) => p.injection_position === 1 && p.content)
@@ -421,8 +478,10 @@ export function assembleChatCompletion(input: ChatCompletionInput): ChatCompleti
   const inChatInserted = withInjections.flatMap((m) => (m.injected ? m.source_ids : []));
 
   // Dialogue examples (card examples, with lorebook example blocks before/after).
+  // ST `Generate` walks its EM entries (ascending order) and `unshift`s each "before" entry's blocks in
+  // front of the card's, so the "before" entries end up in reverse; "after" entries are pushed.
   const exampleBlocks = [
-    ...(input.world_info_examples_before ?? []).flatMap((text) => splitExampleBlocks(text)),
+    ...[...(input.world_info_examples_before ?? [])].reverse().flatMap((text) => splitExampleBlocks(text)),
     ...splitExampleBlocks(card.mes_example ?? ''),
     ...(input.world_info_examples_after ?? []).flatMap((text) => splitExampleBlocks(text)),
   ];
@@ -482,16 +541,32 @@ export function assembleChatCompletion(input: ChatCompletionInput): ChatCompleti
           },
     );
 
-    // Continue: the last real message moves behind a nudge (or is continued in place with continue_prefill).
-    if (type === 'continue') {
+    // Continue without `continue_prefill` (ST `populateChatHistory`): the last non-injected message moves
+    // behind the continue nudge, without a name (ST builds it with `Message.fromPromptAsync`, which drops
+    // it). `{{lastChatMessage}}` is ST's `cyclePrompt`: the stored text with the speaker prefix, trimmed.
+    if (type === 'continue' && !settings.continue_prefill) {
       const lastReal = pool.map((p) => p.injected).lastIndexOf(false);
-      if (lastReal >= 0 && !settings.continue_prefill) {
+      if (lastReal >= 0) {
+        const source = withInjections[lastReal]; // the pool maps withInjections one to one
         const [last] = pool.splice(lastReal, 1);
-        continueNudgeText = sub(settings.continue_nudge_prompt, { where: 'continue_nudge_prompt' }).replace(
-          /{{lastChatMessage}}/gi,
-          last.message.content.trim(),
+        const stored = source && !source.injected ? source.item : null;
+        const cycle = stored
+          ? (stored.speaker && !stored.narrator
+              ? `${stored.speaker}: ${stored.stored}`
+              : stored.stored
+            ).trim()
+          : last.message.content.trim();
+        // ST substitutes `{{lastChatMessage}}` with the other macros, then `preparePrompt` runs macros
+        // again (over the inserted text too): one pass over the filled-in text is the same.
+        continueNudgeText = sub(
+          settings.continue_nudge_prompt.replace(/{{lastChatMessage}}/gi, () => cycle),
+          { where: 'continue_nudge_prompt' },
         );
-        continueTail = [last.message, make('system', continueNudgeText, 'continueNudge')];
+        const { name: _dropped, ...unnamed } = last.message;
+        continueTail = [
+          { ...unnamed, tokens: messageTokens(input.tokens, unnamed.role, unnamed.content) },
+          make('system', continueNudgeText, 'continueNudge'),
+        ];
         budget.takeMandatory(continueTail.reduce((n, m) => n + m.tokens, 0));
       }
     }
@@ -505,27 +580,9 @@ export function assembleChatCompletion(input: ChatCompletionInput): ChatCompleti
       }
     }
 
-    const firstNonInjectedFromEnd = [...pool].reverse().find((p) => !p.injected);
     for (let i = pool.length - 1; i >= 0; i--) {
       const entry = pool[i];
       if (!budget.canAfford(entry.message.tokens)) break;
-      if (type === 'continue' && settings.continue_prefill && entry === firstNonInjectedFromEnd) {
-        // Continued in place as the very last message.
-        let message = entry.message;
-        if (message.role === 'assistant' && input.supports_assistant_prefill && settings.assistant_prefill) {
-          const prefill = sub(settings.assistant_prefill, { where: 'assistant_prefill' });
-          message = make(
-            'assistant',
-            [prefill, message.content].filter((x) => x).join('\n\n'),
-            message.identifier,
-          );
-        }
-        budget.take(message.tokens);
-        continueTail = [message];
-        prefillStrategy = 'continue_prefill';
-        if (!entry.injected) historyIncluded++;
-        continue;
-      }
       budget.take(entry.message.tokens);
       if (entry.message.content) slot.unshift(entry.message);
       if (!entry.injected) historyIncluded++;
@@ -543,6 +600,12 @@ export function assembleChatCompletion(input: ChatCompletionInput): ChatCompleti
     populateExamples();
   }
 
+  if (continuePrefill) {
+    continueTail = [continuePrefill];
+    prefillStrategy = 'continue_prefill';
+    historyIncluded++;
+  }
+
   // Final order: slots by prompt order, then the continue tail, then control prompts.
   const flat: Msg[] = [];
   slots.forEach((slot, index) => {
@@ -552,8 +615,10 @@ export function assembleChatCompletion(input: ChatCompletionInput): ChatCompleti
   flat.push(...controls.map((m) => ({ ...m, slot: 'control' })));
 
   // Assistant prefill (Claude-style sources only, §j): an assistant message at the end.
+  // ST `createGenerationParameters`: no prefill on quiet generations nor when continuing with
+  // continue_prefill; a continue with the nudge gets it like a normal generation.
   let prefillApplied = prefillStrategy === 'continue_prefill';
-  if (!prefillApplied && input.supports_assistant_prefill && type !== 'continue') {
+  if (!prefillApplied && input.supports_assistant_prefill && type !== 'quiet') {
     const text = type === 'impersonate' ? settings.assistant_impersonation : settings.assistant_prefill;
     if (text) {
       const content = sub(text, {

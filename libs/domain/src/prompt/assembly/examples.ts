@@ -10,11 +10,16 @@ export interface ExampleMessage {
   name: 'example_user' | 'example_assistant';
 }
 
-/** Splits example text into `<START>\n…\n` blocks, as ST does. Empty text or a bare `<START>` gives none. */
+/**
+ * Splits example text into `<START>\n…\n` blocks exactly as ST 1.18's `parseMesExamples` (script.js): empty
+ * text or exactly `<START>` gives none; text not starting with `<START>` (case-sensitive) gets one prepended
+ * to its trimmed self; the split itself ignores case. So a lower-case `<start>` heading or text that is only
+ * whitespace yields an empty block (which ST still announces with the example separator).
+ */
 export function splitExampleBlocks(text: string): string[] {
-  const trimmed = text.replace(/\r/g, '');
-  if (trimmed.trim().length === 0 || trimmed.trim() === '<START>') return [];
-  const withHeader = /^<START>/i.test(trimmed) ? trimmed : `<START>\n${trimmed.trim()}`;
+  const value = text.replace(/\r/g, '');
+  if (value.length === 0 || value === '<START>') return [];
+  const withHeader = value.startsWith('<START>') ? value : `<START>\n${value.trim()}`;
   return withHeader
     .split(/<START>/gi)
     .slice(1)

@@ -229,6 +229,38 @@ function readPrompt(raw: Record<string, unknown>): PresetPrompt | null {
   };
 }
 
+/** ST's `chatCompletionDefaultPrompts` that are not markers: identifier, name, content. */
+const ST_DEFAULT_PROMPTS: Array<[string, string, string]> = [
+  [
+    'main',
+    'Main Prompt',
+    "Write {{char}}'s next reply in a fictional chat between {{charIfNotGroup}} and {{user}}.",
+  ],
+  ['nsfw', 'Auxiliary Prompt', ''],
+  ['jailbreak', 'Post-History Instructions', ''],
+  [
+    'enhanceDefinitions',
+    'Enhance Definitions',
+    "If you have more knowledge of {{char}}, add to the character's lore and personality to enhance them but keep the Character Sheet's definitions absolute.",
+  ],
+];
+
+function defaultPrompt(identifier: string, name: string): PresetPrompt {
+  return {
+    identifier,
+    name,
+    role: 'system',
+    content: '',
+    system_prompt: true,
+    marker: false,
+    injection_position: 0,
+    injection_depth: 4,
+    injection_order: 100,
+    injection_trigger: [],
+    forbid_overrides: false,
+  };
+}
+
 /** Old presets keep main/nsfw/jailbreak as top-level strings; ST migrates them into `prompts`. */
 const LEGACY_PROMPTS: Array<[string, string, string]> = [
   ['main', 'main_prompt', 'Main Prompt'],
@@ -303,21 +335,24 @@ export function readPreset(input: unknown, characterOrderId?: number | string | 
   } else if (preset.prompts !== undefined) {
     warnings.push({ code: 'preset_field_invalid', message: 'prompts is not an array', field: 'prompts' });
   }
+  // ST's prompt-manager migration (PromptManager.js `registerPromptManagerMigration`): when a preset has a
+  // non-empty `main_prompt`/`nsfw_prompt`/`jailbreak_prompt`, its prompts start from ST's defaults (if it
+  // has none) and each non-empty legacy text replaces that prompt's content.
+  const legacy = LEGACY_PROMPTS.some(([, field]) => typeof preset[field] === 'string' && preset[field]);
   for (const [identifier, field, name] of LEGACY_PROMPTS) {
-    if (!prompts.has(identifier) && typeof preset[field] === 'string') {
-      prompts.set(identifier, {
-        identifier,
-        name,
-        role: 'system',
-        content: preset[field] as string,
-        system_prompt: true,
-        marker: false,
-        injection_position: 0,
-        injection_depth: 4,
-        injection_order: 100,
-        injection_trigger: [],
-        forbid_overrides: false,
-      });
+    const text = preset[field];
+    if (typeof text !== 'string' || !text) continue;
+    const existing = prompts.get(identifier);
+    prompts.set(
+      identifier,
+      existing ? { ...existing, content: text } : { ...defaultPrompt(identifier, name), content: text },
+    );
+  }
+  // ST `checkForMissingPrompts`: a preset's prompt list lacking one of ST's default prompts gets the
+  // default (the main prompt's default text, empty nsfw/jailbreak, the enhance-definitions text).
+  if (legacy || Array.isArray(preset.prompts)) {
+    for (const [identifier, name, content] of ST_DEFAULT_PROMPTS) {
+      if (!prompts.has(identifier)) prompts.set(identifier, { ...defaultPrompt(identifier, name), content });
     }
   }
   // Markers exist even when a preset omits their definitions (ST adds them).

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import {
   assembleChatCompletion,
+  mayHoldMacros,
   squashSystemMessages,
   type AnnotatedMessage,
   type ChatHistoryEntry,
@@ -102,7 +103,7 @@ export function buildPrompt(input: PromptEngineInput): PromptEngineResult {
   const outlets: Record<string, string> = {};
   const session = new MacroSession(macroContextOf(input, { outlets, generationType: intent }));
   const sub = (text: string, options?: { original?: string; where?: string }) =>
-    text.includes('{{')
+    mayHoldMacros(text)
       ? session.expand(text, { source: options?.where, original: options?.original })
       : text;
   const field = (text: string) => sub(text.trim(), { where: 'card' }).replace(/\r/g, '');
@@ -128,13 +129,22 @@ export function buildPrompt(input: PromptEngineInput): PromptEngineResult {
       regexWarnings.push({ code: w.code, message: w.message, script_name: w.script_name });
     return result.text;
   };
+  // ST `sendMessageAsUser`: the input's USER_INPUT regexes, then `substituteParams` — the message is stored
+  // (and scanned by the lorebook, and sent) with its macros already expanded.
   const processedInput =
     input.user_input !== null && input.user_input !== undefined
-      ? runRegex(input.user_input, REGEX_PLACEMENTS.user_input, 'stored')
+      ? sub(runRegex(input.user_input, REGEX_PLACEMENTS.user_input, 'stored'), { where: 'user_input' })
       : null;
 
+  // Regex depth as ST `Generate` counts it over `coreChat`: 0 is the newest message in the chat (the new
+  // input when it joins the chat; quiet and impersonate text does not), and on continue the message being
+  // continued is -1 (`coreChat.length - index - (isContinue ? 2 : 1)`).
+  // An empty input sends no message (ST `Generate` only calls `sendMessageAsUser` for non-empty text; an
+  // empty prompt then ends with the history, where `send_if_empty` may apply).
+  const inputJoinsChat =
+    processedInput !== null && input.user_input !== '' && intent !== 'quiet' && intent !== 'impersonate';
   const history: ChatHistoryEntry[] = kept.map((m, index) => {
-    const depth = kept.length - index - (processedInput !== null ? 0 : 1);
+    const depth = kept.length - index - (inputJoinsChat ? 0 : 1) - (intent === 'continue' ? 1 : 0);
     const placement = m.role === 'user' ? REGEX_PLACEMENTS.user_input : REGEX_PLACEMENTS.ai_output;
     const content = runRegex(m.content, placement, 'prompt', depth);
     return {
@@ -148,7 +158,7 @@ export function buildPrompt(input: PromptEngineInput): PromptEngineResult {
     };
   });
   const withInput: ChatHistoryEntry[] =
-    processedInput !== null && intent !== 'quiet' && intent !== 'impersonate'
+    inputJoinsChat && processedInput !== null
       ? [
           ...history,
           {
@@ -206,8 +216,10 @@ export function buildPrompt(input: PromptEngineInput): PromptEngineResult {
   let wiBefore = placement.before.content;
   let wiAfter = placement.after.content;
   const anTop = [placement.authorsNoteTop.content];
+  // ST `getExtensionPrompt` runs a macro pass over the joined in-chat text of its extension prompts (WI at
+  // depth, author's note, character's note): `sub` below is that pass.
   const depthInjections: DepthInjection[] = placement.atDepth.map((g) => ({
-    content: g.content,
+    content: sub(g.content, { where: 'worldbook_depth' }),
     depth: g.depth,
     role: g.role,
     order: 100,
@@ -245,11 +257,16 @@ export function buildPrompt(input: PromptEngineInput): PromptEngineResult {
     }
   }
   // Author's note: Hearth has no note text yet; lorebook entries at its top/bottom still go where ST puts
-  // them (the note's in-chat slot, depth 4, system role).
-  const authorsNote = [...anTop, placement.authorsNoteBottom.content].filter(Boolean).join('\n');
+  // them (the note's in-chat slot, depth 4, system role). ST `checkWorldInfo` builds
+  // `${top}\n${note}\n${bottom}` and removes one leading and one trailing newline, so with an empty note
+  // top and bottom are separated by a blank line.
+  const anTopText = anTop.filter(Boolean).join('\n');
+  const anBottomText = placement.authorsNoteBottom.content;
+  const authorsNote =
+    anTopText || anBottomText ? `${anTopText}\n\n${anBottomText}`.replace(/(^\n)|(\n$)/g, '') : '';
   if (authorsNote) {
     depthInjections.push({
-      content: authorsNote,
+      content: sub(authorsNote, { where: 'authors_note' }),
       depth: 4,
       role: 'system',
       order: 100,
@@ -258,12 +275,23 @@ export function buildPrompt(input: PromptEngineInput): PromptEngineResult {
       source_id: 'authors_note',
     });
   }
-  if (depthPrompt && str(depthPrompt.prompt).trim()) {
-    const depth = typeof depthPrompt.depth === 'number' ? depthPrompt.depth : 4;
+  // A depth that is not a number (`Number('x')`) matches no in-chat depth in ST, so nothing is placed.
+  const depthPromptDepth = depthPrompt ? Number(depthPrompt.depth ?? 4) : NaN;
+  if (depthPrompt && str(depthPrompt.prompt).trim() && Number.isFinite(depthPromptDepth)) {
+    // ST script.js: `setExtensionPrompt(DEPTH_PROMPT, charDepthPrompt, IN_CHAT, depth_prompt.depth ?? 4, …,
+    // getExtensionPromptRoleByName(depth_prompt.role ?? 'system'))`, which stores `Number(depth)` and takes
+    // a role as a name or as its number (0 system, 1 user, 2 assistant); anything else is system.
+    const depth = depthPromptDepth;
+    const roleOf = depthPrompt.role;
     const role =
-      depthPrompt.role === 'user' || depthPrompt.role === 'assistant' ? depthPrompt.role : 'system';
+      roleOf === 'user' || roleOf === 1
+        ? 'user'
+        : roleOf === 'assistant' || roleOf === 2
+          ? 'assistant'
+          : 'system';
+    const charDepthPrompt = sub(str(depthPrompt.prompt).trim(), { where: 'character_depth_prompt' });
     depthInjections.push({
-      content: sub(str(depthPrompt.prompt), { where: 'character_depth_prompt' }),
+      content: sub(charDepthPrompt, { where: 'character_depth_prompt' }),
       depth,
       role,
       order: 100,

@@ -184,7 +184,10 @@ export interface PromptEngineResult {
   prompt_snapshot: PromptSnapshot;
   assembly: PromptAssemblyReport;
   runtime_trace: PromptRuntimeTrace;
-  /** The user's input after its regex scripts (what is stored as the user message). */
+  /**
+   * The user's input after its regex scripts and one macro pass (what is stored as the user message; ST
+   * `sendMessageAsUser` stores `substituteParams(regexed text)`).
+   */
   user_input_processed: string | null;
   /** Timed-effect state to store with the floor (unchanged on dry runs). */
   timed_state_after: LorebookTimedState;

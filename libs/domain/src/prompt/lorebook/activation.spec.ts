@@ -345,6 +345,22 @@ describe('lorebook placement (external-formats.md §d.7, §j)', () => {
     expect(r.activatedEntryUids).toEqual({ b: [3, 2, 5, 6, 8, 9, 10, 11, 4, 1, 7] });
   });
 
+  it('§d.7 an outlet lists its entries highest order first (ST pushes outlet entries)', () => {
+    // ST 1.18 public/scripts/world-info.js checkWorldInfo, "BUILDING PROMPT": the activated entries are
+    // sorted by `b.order - a.order`; before/after/AN/EM/depth lists `unshift` (ascending result), but
+    // `WIOutletEntries[entry.outletName].push(content)`. Sorted: C(300), A(200), B(100) → "C\nA\nB".
+    const r = run({
+      books: [
+        book('b', [
+          stEntry(1, { constant: true, position: 7, outletName: 'o', content: 'A', order: 200 }),
+          stEntry(2, { constant: true, position: 7, outletName: 'o', content: 'B', order: 100 }),
+          stEntry(3, { constant: true, position: 7, outletName: 'o', content: 'C', order: 300 }),
+        ]),
+      ],
+    });
+    expect(r.placement.outlets).toEqual([expect.objectContaining({ name: 'o', content: 'C\nA\nB' })]);
+  });
+
   it('§d.7/§d.8 content macros are substituted once the entry is activated', () => {
     const r = run({
       books: [book('b', [stEntry(1, { constant: true, content: '{{user}} is here' })])],

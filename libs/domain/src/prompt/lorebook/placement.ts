@@ -5,6 +5,8 @@ import type { ActivatedLorebookEntry, LorebookRole, LorebookWarning } from './ty
  * `order` descending (stable over activation order) and each is put at the front of its list, so every list
  * ends up in ascending `order` with ties in reverse activation order. The content goes through `transform`
  * first (the caller's WORLD_INFO regex scripts, §d.7); an entry whose content is then empty is skipped.
+ * Outlets are the exception: ST `checkWorldInfo` pushes their entries, so an outlet lists them in
+ * descending `order`.
  */
 
 export interface PlacedLorebookEntry {
@@ -40,7 +42,7 @@ export interface LorebookPlacement {
   atDepth: LorebookDepthGroup[];
   /** Positions 5/6 in ST's single `EMEntries` list (before / after the example dialogues). */
   examples: Array<PlacedLorebookEntry & { position: 'before' | 'after' }>;
-  /** Position 7, grouped by outlet name. */
+  /** Position 7, grouped by outlet name; each outlet in descending order (ST pushes, not unshifts). */
   outlets: LorebookOutlet[];
 }
 
@@ -108,8 +110,9 @@ export function placeLorebookEntries(
           });
           break;
         }
+        // ST pushes outlet entries (every other list is unshifted): an outlet reads highest order first.
         const list = outlets.get(entry.outletName) ?? [];
-        list.unshift(placed);
+        list.push(placed);
         outlets.set(entry.outletName, list);
         break;
       }
