@@ -191,6 +191,14 @@ describe('loadTurnContext', () => {
     const stranger = accountActor(await createAccountCaller(t, { name: 'Stranger' }));
     await expect(
       loadTurnContext(db(), stranger, { sessionId: session.id, intent: 'normal', userInput: 'x' }),
+    ).rejects.toMatchObject({ code: 'not_found', status: 404 });
+    await expect(
+      loadTurnContext(db(), stranger, {
+        sessionId: session.id,
+        intent: 'normal',
+        userInput: 'x',
+        sessionNotFoundCode: 'session_not_found',
+      }),
     ).rejects.toMatchObject({ code: 'session_not_found', status: 404 });
   });
 

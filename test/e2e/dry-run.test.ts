@@ -415,13 +415,11 @@ describe('POST /sessions/:id/respond/dry-run', () => {
   });
 
   describe('errors and access', () => {
-    it('404 session_not_found for a missing session and for another account’s session', async () => {
+    it('404 not_found (spec 2 chat errors: session missing) for a missing session and for another account’s session', async () => {
       const { session } = await chatSession();
-      expect((await dryRun('ses_missing', { message: 'x' }).expect(404)).body.error.code).toBe(
-        'session_not_found',
-      );
+      expect((await dryRun('ses_missing', { message: 'x' }).expect(404)).body.error.code).toBe('not_found');
       const res = await dryRun(session.id, { message: 'x' }, other.apiKey).expect(404);
-      expect(res.body.error.code).toBe('session_not_found');
+      expect(res.body.error.code).toBe('not_found');
       expect(JSON.stringify(res.body)).not.toContain('Aria');
     });
 

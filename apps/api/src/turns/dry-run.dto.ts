@@ -12,6 +12,7 @@ import {
   MaxLength,
   ValidateNested,
 } from 'class-validator';
+import { GenerationParamsDto } from './turns.dto';
 
 /** The longest dry-run message (the same bound as spec 2's `dynamic_context`). */
 export const DRY_RUN_MESSAGE_MAX = 200_000;
@@ -35,8 +36,9 @@ export class DebugOptionsDto {
 }
 
 /**
- * `POST /sessions/:id/respond/dry-run` (spec 2 "Dry-run request", plus `branch_id` and `source_floor_id`
- * of the respond body). Injection items and the two policy sections are judged by the use case (400
+ * `POST /sessions/:id/respond/dry-run` (spec 2 "Dry-run request", plus `branch_id`, `source_floor_id`,
+ * `generation_params` and `config` of the respond body: spec 2 names only `session_state_writes` as a
+ * respond field dry-run does not accept). Injection items and the two policy sections are judged by the use case (400
  * `invalid_injection_payload` / `validation_error` naming the path).
  */
 export class DryRunDto {
@@ -71,6 +73,23 @@ export class DryRunDto {
   @ValidateNested()
   @Type(() => DebugOptionsDto)
   debug_options?: DebugOptionsDto;
+
+  @ApiPropertyOptional({
+    type: GenerationParamsDto,
+    description: 'as for respond; max_output_tokens and max_context_tokens shape the prompt budget',
+  })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => GenerationParamsDto)
+  generation_params?: GenerationParamsDto;
+
+  @ApiPropertyOptional({
+    type: Object,
+    description: 'Turn config override, as for respond (no fields are used yet)',
+  })
+  @IsOptional()
+  @IsObject()
+  config?: Record<string, unknown>;
 
   @ApiPropertyOptional({ type: Object, description: '{max_input_tokens?, reserved_completion_tokens?}' })
   @Allow()

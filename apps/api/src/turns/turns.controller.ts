@@ -9,6 +9,7 @@ import { Envelope } from '../http/envelope';
 import { runTurn } from './turn-transport';
 import {
   EditAndRegenerateDto,
+  editedText,
   isEventStream,
   RegenerateDto,
   RespondDto,
@@ -133,7 +134,7 @@ export class TurnsController {
     const request: TurnRequest = {
       kind: 'edit_and_regenerate',
       messageId: id,
-      content: body.content,
+      content: editedText(body),
       ...options(body),
     };
     return this.turn(actor, request, req, res, isEventStream(accept));

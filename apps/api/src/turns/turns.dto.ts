@@ -16,8 +16,10 @@ import {
   Max,
   MaxLength,
   Min,
+  ValidateIf,
   ValidateNested,
 } from 'class-validator';
+import { validationError } from '@hearth/domain';
 
 /** A user message: 1-200,000 characters, not blank. */
 export const TURN_MESSAGE_MAX_CHARS = 200_000;
@@ -231,17 +233,38 @@ export class RetryStepDto extends TurnOptionsDto {
   from_step_index!: number;
 }
 
-/** `POST /messages/:id/edit-and-regenerate`. */
+/**
+ * `POST /messages/:id/edit-and-regenerate`: the new text as `content`, or as `message` (the respond
+ * body's name for the user text; spec 2 does not show this body). Both given: 400 (`editedText`).
+ */
 export class EditAndRegenerateDto extends TurnOptionsDto {
-  @ApiProperty({
+  @ApiPropertyOptional({
     minLength: 1,
     maxLength: TURN_MESSAGE_MAX_CHARS,
-    description: 'The new text of the user message',
+    description: 'The new text of the user message (or send it as `message`)',
   })
+  @ValidateIf((o: EditAndRegenerateDto) => o.content !== undefined || o.message === undefined)
   @IsString()
   @Length(1, TURN_MESSAGE_MAX_CHARS)
   @Matches(NOT_BLANK, NOT_BLANK_MESSAGE)
-  content!: string;
+  content?: string;
+
+  @ApiPropertyOptional({ minLength: 1, maxLength: TURN_MESSAGE_MAX_CHARS, description: 'Alias of `content`' })
+  @ValidateIf((o: EditAndRegenerateDto) => o.message !== undefined)
+  @IsString()
+  @Length(1, TURN_MESSAGE_MAX_CHARS)
+  @Matches(NOT_BLANK, NOT_BLANK_MESSAGE)
+  message?: string;
+}
+
+/** The new text of an edit-and-regenerate body: `content` or `message`, never both (400). */
+export function editedText(body: EditAndRegenerateDto): string {
+  if (body.content !== undefined && body.message !== undefined) {
+    throw validationError('Send the new text as content or as message, not both', {
+      fields: [{ field: 'message', problems: ['send the new text as content or as message, not both'] }],
+    });
+  }
+  return (body.content ?? body.message)!;
 }
 
 export const isEventStream = (accept: string | undefined) => /text\/event-stream/i.test(accept ?? '');

@@ -14,6 +14,7 @@ import {
 import { ensureProjectActive } from '../projects/project-guards';
 import type { SessionGrant } from '../sessions/session-access';
 import { branchNotFound, floorNotFound, pageNotFound, sessionArchived } from './conversation-errors';
+import { MAIN_BRANCH } from './session-conversation';
 
 export interface FloorGrant extends SessionGrant {
   floor: FloorRow;
@@ -68,13 +69,22 @@ export async function requirePage(
   return { ...grant, floor, page };
 }
 
-/** A branch of the session, or 404 `branch_not_found` (unknown id, or a branch of another session). */
+/**
+ * A branch of the session, or 404 `branch_not_found` (unknown id, or a branch of another session).
+ * `main` also names the session's default branch (spec 2: branches default `main`), as in a turn's
+ * `branch_id`.
+ */
 export async function requireBranchOfSession(
   db: Executor,
   sessionId: string,
-  branchId: string,
+  requested: string,
   options: { lock?: boolean } = {},
 ): Promise<BranchRow> {
+  const main =
+    requested === MAIN_BRANCH
+      ? await conversationRepository.findBranchByName(db, sessionId, MAIN_BRANCH)
+      : undefined;
+  const branchId = main?.id ?? requested;
   const branch = options.lock
     ? await conversationRepository.lockBranch(db as Tx, branchId)
     : await conversationRepository.findBranchOfSession(db, sessionId, branchId);

@@ -8,6 +8,7 @@ import {
   type FloorRow,
   type SessionRow,
   type Tx,
+  variablesRepository,
 } from '@hearth/persistence';
 import { FLOOR_LINE_PREFIX } from './floor-writes';
 import { writePage, type MessageInput } from './message-writes';
@@ -99,6 +100,17 @@ export async function startSessionConversation(
     const message: MessageInput = { role: 'assistant', content: text, source: 'character_greeting' };
     await writePage(tx, floor, 'greeting', [message], { active: index === 0, now });
   }
+  // The greeting's local variable view (a new session has none), stored like a turn's
+  // (`snapshotLocalView`): what a preview on a branch made from it starts with.
+  await variablesRepository.upsertSnapshot(tx, {
+    floor_id: floor.id,
+    account_id: floor.account_id,
+    session_id: floor.session_id,
+    branch_id: floor.branch_id,
+    local_view: JSON.stringify({}),
+    created_at: now,
+    updated_at: now,
+  });
   const moved = await conversationRepository.moveBranchHead(tx, branch.id, null, floor.id, now);
   return { branch: moved ?? branch, greetingFloor: floor };
 }

@@ -143,6 +143,7 @@ export class InspectPromptUseCase {
         policyOverride,
         access: 'read',
         dryRun: true,
+        sessionNotFoundCode: 'session_not_found',
       },
       { access: this.access, config: this.config },
     );

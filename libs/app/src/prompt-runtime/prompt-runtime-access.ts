@@ -1,6 +1,7 @@
 import { DomainError } from '@hearth/domain';
 import type { Actor, ProjectAccess, ProjectRole } from '@hearth/permissions';
 import {
+  conversationRepository,
   promptRuntimeRepository,
   sessionsRepository,
   type BranchesTable,
@@ -11,6 +12,7 @@ import {
   type Tx,
 } from '@hearth/persistence';
 import type { Selectable } from 'kysely';
+import { MAIN_BRANCH } from '../conversation/session-conversation';
 import { ensureProjectActive } from '../projects/project-guards';
 
 export interface PromptRuntimeTarget {
@@ -29,8 +31,8 @@ const branchNotFound = () => new DomainError('branch_not_found', 404, 'Branch no
  * The one gate of the prompt runtime policy and injection routes (docs/decisions.md "Prompt runtime
  * policy and injections"): a missing session or one of a Project the caller is not a member of answers
  * 404 `session_not_found`; reads need `project.read` (every member), writes `project.session.write`
- * (owner; others 403 `project_access_denied`). A branch route needs a branch of that session with a
- * floor of its own (404 `branch_not_found` otherwise). Writes lock the session row for the rest of the
+ * (owner; others 403 `project_access_denied`). A branch route needs a branch of that session (by id, or
+ * `main` by name) with a floor of its own (404 `branch_not_found` otherwise). Writes lock the session row for the rest of the
  * transaction (serialising version bumps and quota counts) and refuse an archived Project (409
  * `project_archived`) or session (409 `session_archived`).
  */
@@ -55,7 +57,11 @@ export async function requirePromptRuntimeTarget(
   );
   let branch: Selectable<BranchesTable> | null = null;
   if (branchId !== null) {
-    branch = (await promptRuntimeRepository.findBranchOfSession(db, session.id, branchId)) ?? null;
+    // `main` names the session's default branch (spec 2), like a turn's branch_id.
+    branch =
+      (branchId === MAIN_BRANCH
+        ? await conversationRepository.findBranchByName(db, session.id, MAIN_BRANCH)
+        : await promptRuntimeRepository.findBranchOfSession(db, session.id, branchId)) ?? null;
     if (!branch || !(await promptRuntimeRepository.isBranchMaterialised(db, branch.id)))
       throw branchNotFound();
   }

@@ -19,6 +19,8 @@ export interface DryRunInput {
   debug_options?: { include_worldbook_matches?: boolean } | null;
   budget?: unknown;
   source_selection?: unknown;
+  /** As for respond: the two token bounds shape the prompt budget; the rest only matters to a model call. */
+  generation_params?: { max_output_tokens?: number | null; max_context_tokens?: number | null } | null;
 }
 
 /** Intents without a new user message: the message is ignored (ST sends none for them). */
@@ -77,6 +79,10 @@ export class DryRunUseCase {
         userInput: NO_INPUT_INTENTS.has(intent) ? null : input.message,
         requestInjections: input.prompt_runtime_injections ?? null,
         debug: { include_worldbook_matches: includeMatches },
+        generationParams: {
+          max_output_tokens: input.generation_params?.max_output_tokens ?? null,
+          max_context_tokens: input.generation_params?.max_context_tokens ?? null,
+        },
         policyOverride,
         access: 'read',
         dryRun: true,

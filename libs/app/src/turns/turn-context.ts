@@ -59,7 +59,6 @@ export interface TurnContextDeps {
   config?: Pick<AppConfig, 'llm'> | null;
 }
 
-const sessionNotFound = () => new DomainError('session_not_found', 404, 'Session not found');
 const branchNotFound = () => new DomainError('branch_not_found', 404, 'Branch not found');
 const sourceFloorNotFound = () =>
   new DomainError('source_floor_not_found', 404, 'Source floor not found in this branch');
@@ -78,7 +77,7 @@ const REQUEST_INJECTION_KEYS = new Set([
 /**
  * Everything a turn knows, loaded from storage as the prompt engine's plain input (docs/decisions.md
  * "Turn context and dry-run"). Checks, in order: the request injections (400
- * `invalid_injection_payload`), the session (404 `session_not_found`, also for a Project the caller is
+ * `invalid_injection_payload`), the session (404 `not_found`, or `request.sessionNotFoundCode`, also for a Project the caller is
  * not a member of) and access (`read`: `project.read`; `write`: `project.session.write`, 403
  * `project_access_denied`), the branch (`main` by default; 404 `branch_not_found`), the source floor
  * (404 `source_floor_not_found` unless it is in the branch's lineage). Library objects that are gone
@@ -107,7 +106,8 @@ export async function loadTurnContext(
   const branchRead = readBranchState(db, request.sessionId, request.branchId ?? null, now);
   branchRead.catch(() => undefined);
   const found = await sessionRead;
-  if (!found) throw sessionNotFound();
+  const notFoundCode = request.sessionNotFoundCode ?? 'not_found';
+  if (!found) throw new DomainError(notFoundCode, 404, 'Session not found');
   const { session } = found;
 
   // The library reads depend only on the session: they start while access, branch and floor are
@@ -123,7 +123,7 @@ export async function loadTurnContext(
     actor,
     found.project,
     request.access === 'write' ? 'project.session.write' : 'project.read',
-    { db, notFoundCode: 'session_not_found' },
+    { db, notFoundCode },
   );
 
   const state = (await branchRead) ?? (await emptyMainBranch(db, session, request, now));

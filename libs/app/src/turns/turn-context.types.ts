@@ -43,6 +43,11 @@ export interface TurnContextRequest {
   now?: number;
   /** `temporary`: a temporary conversation's session (its own routes only); default `standard`. */
   sessionKind?: 'standard' | 'temporary';
+  /**
+   * The code of a missing (or not readable) session: `not_found` for the chat routes (spec 2 "Errors"),
+   * `session_not_found` for the `/sessions/:id/prompt-runtime/*` reads (the code of that route family).
+   */
+  sessionNotFoundCode?: 'not_found' | 'session_not_found';
 }
 
 export interface TurnModel {

@@ -6,7 +6,7 @@ import { DB } from '@hearth/platform';
 import { OperationLogWriter } from '../operation-logs/operation-log-writer';
 import type { HostCache } from './variable-hosts';
 import { requireUniqueTargets, VARIABLE_BATCH_MAX_ITEMS, variableRef } from './variable-rules';
-import { applyWrite, prepareWrite, type VariableWriteInput } from './variable-writes';
+import { applyWrite, canonicalWrites, prepareWrite, type VariableWriteInput } from './variable-writes';
 
 export interface VariableBatchResult {
   results: Array<{ index: number; action: 'created' | 'updated'; data: VariableRow }>;
@@ -31,9 +31,12 @@ export class BatchUpsertVariablesUseCase {
         fields: [{ field: 'items', problems: [`items must hold 1-${VARIABLE_BATCH_MAX_ITEMS} writes`] }],
       });
     }
-    const writes = items.map((item, index) => prepareWrite(item, index));
-    requireUniqueTargets(writes);
+    const prepared = items.map((item, index) => prepareWrite(item, index));
+    requireUniqueTargets(prepared);
     return inTransaction(this.db, async ({ tx }) => {
+      // A branch named `main` and the same branch by id are one target.
+      const writes = await canonicalWrites(tx, actor.accountId, prepared);
+      requireUniqueTargets(writes);
       const cache: HostCache = new Map();
       const groupId = newId(ID_PREFIX.operationGroup);
       const now = Date.now();

@@ -9,7 +9,8 @@ import {
   type VariableScopeName,
 } from '@hearth/persistence';
 import { DB } from '@hearth/platform';
-import { GLOBAL_SCOPE_ID, variableContextInvalid } from './variable-rules';
+import { branchScopeId, GLOBAL_SCOPE_ID, parseBranchScopeId, variableContextInvalid } from './variable-rules';
+import { branchIdOfName } from './variable-writes';
 
 export interface VariableListInput extends VariableListPaging {
   scope?: VariableScopeName;
@@ -38,11 +39,20 @@ export class ListVariablesUseCase {
     if ((input.sessionId !== undefined || input.branchId !== undefined) && input.scope !== 'branch') {
       throw variableContextInvalid('session_id and branch_id filter only with scope=branch');
     }
-    const scopeId = input.scope === 'global' && input.scopeId !== undefined ? GLOBAL_SCOPE_ID : input.scopeId;
+    let scopeId = input.scope === 'global' && input.scopeId !== undefined ? GLOBAL_SCOPE_ID : input.scopeId;
+    let branchId = input.branchId;
+    // `main` names a session's default branch: filter by that branch's id.
+    if (input.sessionId !== undefined && branchId !== undefined)
+      branchId = await branchIdOfName(this.db, actor.accountId, input.sessionId, branchId);
+    const parsed = input.scope === 'branch' && scopeId !== undefined ? parseBranchScopeId(scopeId) : null;
+    if (parsed) {
+      const id = await branchIdOfName(this.db, actor.accountId, parsed.sessionId, parsed.branchId);
+      scopeId = branchScopeId(parsed.sessionId, id);
+    }
     const { items, total } = await variablesRepository.list(
       this.db,
       actor.accountId,
-      { scope: input.scope, scopeId, sessionId: input.sessionId, branchId: input.branchId, key: input.key },
+      { scope: input.scope, scopeId, sessionId: input.sessionId, branchId, key: input.key },
       input,
     );
     return {

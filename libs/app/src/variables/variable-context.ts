@@ -13,6 +13,7 @@ import {
   variableHostNotFound,
   type VariableLayer,
 } from './variable-rules';
+import { branchIdOfName } from './variable-writes';
 
 export interface VariableContextInput {
   sessionId: string;
@@ -65,7 +66,8 @@ export async function checkVariableContext(
     if (floor.session_id !== session.id)
       throw variableContextInvalid('floor_id is not a floor of the session', { floor_id: floorId });
   }
-  let branchId = input.branchId ?? null;
+  // `main` names the session's default branch.
+  let branchId = input.branchId ? await branchIdOfName(db, accountId, session.id, input.branchId) : null;
   if (branchId) {
     const branch = await variablesRepository.findBranch(db, accountId, session.id, branchId);
     if (!branch) throw variableHostNotFound('branch', branchScopeId(session.id, branchId));

@@ -1,7 +1,9 @@
 import { newId } from '@hearth/domain';
 import { variablesRepository, type Executor, type VariableRow } from '@hearth/persistence';
+import { MAIN_BRANCH } from '../conversation/session-conversation';
 import { requireWritableHost, type HostCache } from './variable-hosts';
 import {
+  branchScopeId,
   normaliseTarget,
   serialiseVariableValue,
   VARIABLE_ID_PREFIX,
@@ -31,6 +33,45 @@ export function prepareWrite(input: VariableWriteInput, index?: number): Prepare
   return { target, key: input.key, json, bytes };
 }
 
+/**
+ * The branch id a request names: a branch id of the session, or `main`, the name of every session's
+ * default branch (spec 2), which stands for that branch's id. Anything else is returned unchanged (an
+ * unknown branch then answers 404 where its host is looked up).
+ */
+export async function branchIdOfName(
+  db: Executor,
+  accountId: string,
+  sessionId: string,
+  branchId: string,
+): Promise<string> {
+  if (branchId !== MAIN_BRANCH) return branchId;
+  const main = await variablesRepository.findBranchByName(db, accountId, sessionId, MAIN_BRANCH);
+  return main?.id ?? branchId;
+}
+
+/** A branch target whose branch is named `main` rewritten to the branch's id (and internal scope_id). */
+export async function canonicalTarget(
+  db: Executor,
+  accountId: string,
+  target: NormalisedTarget,
+): Promise<NormalisedTarget> {
+  if (target.scope !== 'branch' || !target.sessionId || target.branchId !== MAIN_BRANCH) return target;
+  const branchId = await branchIdOfName(db, accountId, target.sessionId, target.branchId);
+  return { ...target, branchId, scopeId: branchScopeId(target.sessionId, branchId) };
+}
+
+/** The writes of a request with their `main` branch targets rewritten (see `canonicalTarget`). */
+export async function canonicalWrites(
+  db: Executor,
+  accountId: string,
+  writes: PreparedWrite[],
+): Promise<PreparedWrite[]> {
+  const out: PreparedWrite[] = [];
+  for (const write of writes)
+    out.push({ ...write, target: await canonicalTarget(db, accountId, write.target) });
+  return out;
+}
+
 /** A write whose host the database refused meanwhile (deleted concurrently: SQLSTATE 23503). */
 const isForeignKeyViolation = (error: unknown): boolean =>
   typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23503';
@@ -45,14 +86,15 @@ export async function applyWrite(
   write: PreparedWrite,
   options: { index?: number; cache?: HostCache; now?: number } = {},
 ): Promise<{ variable: VariableRow; created: boolean }> {
-  const host = await requireWritableHost(tx, accountId, write.target, options);
+  const target = await canonicalTarget(tx, accountId, write.target);
+  const host = await requireWritableHost(tx, accountId, target, options);
   const now = options.now ?? Date.now();
   try {
     return await variablesRepository.upsert(tx, {
       id: newId(VARIABLE_ID_PREFIX.variable),
       account_id: accountId,
-      scope: write.target.scope,
-      scope_id: write.target.scopeId,
+      scope: target.scope,
+      scope_id: target.scopeId,
       ...host,
       key: write.key,
       value: write.json,
@@ -60,8 +102,7 @@ export async function applyWrite(
       updated_at: now,
     });
   } catch (error) {
-    if (isForeignKeyViolation(error))
-      throw variableHostNotFound(write.target.scope, write.target.scopeId, options.index);
+    if (isForeignKeyViolation(error)) throw variableHostNotFound(target.scope, target.scopeId, options.index);
     throw error;
   }
 }
