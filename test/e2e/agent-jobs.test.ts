@@ -223,14 +223,18 @@ describe('Agent jobs', () => {
       await refused(() => run(b), '409 agent_type_disabled');
     });
 
-    it('a session-scoped binding runs on a session of the Project: 400 without, 404 session_not_found for another', async () => {
+    it('a session-scoped binding runs on a session of the Project: 400 without for a writing run, 404 session_not_found for another', async () => {
       const b = await createBinding(t, alice.apiKey, project.id, {
         agent_type_id: type.id,
         scope_kind: 'session',
       });
       const session = await createSessionRow(t, project);
       const elsewhere = await createSessionRow(t, await createProject(t, { accountId: alice.accountId }));
-      await refused(() => run(b), '400 validation_error');
+      await refused(() => run(b, { dry_run: false }), '400 validation_error');
+      // Spec 1: the run body is optional; a dry run (the default) plans without a session.
+      const planned = await run(b);
+      expect(planned.status).toBe(202);
+      expect((await jobRow(planned.body.job_id)).payload).toEqual({ input_json: {}, trigger_reason: null });
       await refused(() => run(b, { input_json: { session_id: elsewhere.id } }), '404 session_not_found');
       await refused(() => run(b, { input_json: { session_id: 'ses_missing' } }), '404 session_not_found');
       const ok = await run(b, { input_json: { session_id: session.id } });
@@ -242,7 +246,7 @@ describe('Agent jobs', () => {
       });
     });
 
-    it('a floor-scoped binding runs on a floor of the Project: 400 without, 404 floor_not_found for another or a temporary conversation’s', async () => {
+    it('a floor-scoped binding runs on a floor of the Project: 400 without for a writing run, 404 floor_not_found for another or a temporary conversation’s', async () => {
       const b = await createBinding(t, alice.apiKey, project.id, {
         agent_type_id: type.id,
         scope_kind: 'floor',
@@ -254,7 +258,17 @@ describe('Agent jobs', () => {
         t,
         await createSessionRow(t, await createProject(t, { accountId: alice.accountId })),
       );
-      await refused(() => run(b, { input_json: { session_id: session.id } }), '400 validation_error');
+      await refused(
+        () => run(b, { dry_run: false, input_json: { session_id: session.id } }),
+        '400 validation_error',
+      );
+      const planned = await run(b, { input_json: { session_id: session.id } });
+      expect(planned.status).toBe(202);
+      expect((await jobRow(planned.body.job_id)).payload).toEqual({
+        input_json: { session_id: session.id },
+        trigger_reason: null,
+        session_id: session.id,
+      });
       await refused(() => run(b, { input_json: { floor_id: foreignFloor.id } }), '404 floor_not_found');
       await refused(
         () => run(b, { input_json: { floor_id: floor.id, session_id: otherSession.id } }),

@@ -194,6 +194,31 @@ describe('agent runs', () => {
     expect(events.filter((e) => e.correlation_id === job.id)).toEqual([]);
   });
 
+  it('a dry run of a session-scoped binding asked with an empty body plans without a session', async () => {
+    // Spec 1: the run body is optional; a writing run of this binding would need input_json.session_id.
+    const type = await createAgentType(t, alice.accountId, {
+      key: 'session-planner',
+      scopeKind: 'session',
+      defaults: { grants: { ...writer, reads: ['transcript'] } },
+    });
+    const binding = await createAgentBinding(t, type, project);
+    fake.script({ reply: '{"plan": 1}' });
+    const res = await t.http
+      .post(`/projects/${project.id}/agent-bindings/${binding.id}/run`)
+      .set('x-api-key', alice.apiKey);
+    expect(res.status).toBe(202);
+    const done = await waitForJobStatus(t, res.body.job_id);
+    expect(done.status).toBe('succeeded');
+    expect(done.result).toMatchObject({ dry_run: true, output: { plan: 1 }, writes: [] });
+    const document = userDocument(agentRequests().at(-1)!);
+    expect(document).toMatchObject({
+      agent: { scope_kind: 'session' },
+      session_id: null,
+      floor_id: null,
+      transcript: [],
+    });
+  });
+
   it('a reply with an unpaired surrogate escape is written with U+FFFD instead of failing every attempt', async () => {
     const type = await createAgentType(t, alice.accountId, {
       defaults: { grants: { allowed_output_targets: ['derived_output'] } },

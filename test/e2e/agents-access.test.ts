@@ -23,7 +23,7 @@ import {
 /**
  * Spec 1 "Access by role" for agents, cell by cell: Agent Types are for account actors only (a
  * non-default Client gets 403 `agent_type_account_only` first) and only in the caller's own
- * Workspaces (404 `not_found`); bindings and jobs are read by every member (`project.agent.read`),
+ * Workspaces (404 `not_found`, `agent_type_not_found` on a type's routes); bindings and jobs are read by every member (`project.agent.read`),
  * managed and run by the owner (`project.agent.manage`, `project.agent.run`; others 403
  * `project_access_denied`), hidden from non-members (404 `project_not_found`). Another account's
  * type, binding and job answer 404 without their data; a refused request writes nothing. An
@@ -194,9 +194,19 @@ describe('Agents: access', () => {
       }
     });
 
-    it('another account’s Workspace: 404 not_found on every route, nothing revealed', async () => {
-      expect(await outcomes(outsider.apiKey, ws, type.id)).toEqual(all('404 not_found'));
-      expect(await outcomes(owner.apiKey, 'ws_missing', type.id)).toEqual(all('404 not_found'));
+    it('another account’s Workspace: 404 on every route, nothing revealed; the type routes say agent_type_not_found', async () => {
+      // Spec 1 "Errors": agent_type_not_found is "missing or not of this account"; the Workspace
+      // routes without a type (list, create) answer the generic not_found.
+      const expected = {
+        list: '404 not_found',
+        create: '404 not_found',
+        detail: '404 agent_type_not_found',
+        patch: '404 agent_type_not_found',
+        disable: '404 agent_type_not_found',
+        enable: '404 agent_type_not_found',
+      };
+      expect(await outcomes(outsider.apiKey, ws, type.id)).toEqual(expected);
+      expect(await outcomes(owner.apiKey, 'ws_missing', type.id)).toEqual(expected);
     });
 
     it('another account’s type through one’s own Workspace: 404 agent_type_not_found', async () => {

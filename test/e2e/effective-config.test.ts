@@ -230,13 +230,14 @@ describe('Effective config', () => {
     ]);
   });
 
-  it('serves the session route in {data} with the session id, also on an archived Project', async () => {
+  it('serves the session route bare (a spec 1 route) with the session id, also on an archived Project', async () => {
     const project = await createProject(t, { accountId: owner.accountId });
     const session: SessionRow = await createSessionRow(t, project);
     const res = await t.http.get(`/sessions/${session.id}/effective-config`).set('x-api-key', owner.apiKey);
     expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({ project_id: project.id, session_id: session.id });
-    expect(res.body.data.model_slots).toHaveLength(5);
+    expect(res.body.data).toBeUndefined();
+    expect(res.body).toMatchObject({ project_id: project.id, session_id: session.id });
+    expect(res.body.model_slots).toHaveLength(5);
     await archiveProject(t, project.id);
     const archived = await t.http
       .get(`/projects/${project.id}/effective-config`)
@@ -304,7 +305,8 @@ describe('Effective config with profile bindings', () => {
     const view = async (path: string) => {
       const res = await t.http.get(path).set('x-api-key', owner.apiKey);
       expect(res.status).toBe(200);
-      return res.body.data ?? res.body;
+      expect(res.body.data).toBeUndefined();
+      return res.body;
     };
     const projectSlots = (await view(`/projects/${session.projectId}/effective-config`)).model_slots;
     expect(projectSlots[0]).toEqual({

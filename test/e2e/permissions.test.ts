@@ -194,6 +194,28 @@ describe('permission matrix (spec 1 "Access by role")', () => {
     expect(after[0].body.role).toBe('observer');
   });
 
+  it('a default Client holding two roles (its account’s and its own) acts with the wider one everywhere', async () => {
+    // Observer as an account, deriver as its default Client: the Project detail, the list, the scope
+    // and the derived-output write all see deriver (docs/decisions.md "Sessions and Projects").
+    const both = await createAccountCaller(t, { name: 'Two roles' });
+    const p = await createManualProject(t, { accountId: callers.owner.accountId, name: 'Two roles' });
+    const s = await createSessionInProject(t, p.id, { apiKey: callers.owner.apiKey });
+    await addMember(t, p, both, 'observer', { as: 'account' });
+    await addMember(t, p, both, 'deriver', { as: 'client' });
+    expect((await as(both).get(`/projects/${p.id}`)).body.role).toBe('deriver');
+    const listed = (await as(both).get('/projects?limit=200')).body.items.find(
+      (i: { id: string }) => i.id === p.id,
+    );
+    expect(listed.role).toBe('deriver');
+    expect((await as(both).get(`/sessions/${s.id}/scope`)).body.project.role).toBe('deriver');
+    const written = await as(both).post(`/projects/${p.id}/derived-outputs`, { domain: 'two-roles' });
+    expect(written.status).toBe(201);
+    expect(
+      (await as(both).post(`/projects/${p.id}/members`, { account_id: both.accountId, role: 'observer' }))
+        .status,
+    ).toBe(403);
+  });
+
   it('GET /projects lists the Project for members only, each with its own role', async () => {
     const expected: Record<Kind, string | null> = {
       owner: 'owner',
@@ -224,7 +246,7 @@ describe('permission matrix (spec 1 "Access by role")', () => {
     const roles = await Promise.all(
       (['owner', 'observer', 'deriver', 'Client member (deriver)', 'Client member (observer)'] as Kind[]).map(
         async (kind) =>
-          (await as(callers[kind]).get(`/sessions/${session.id}/scope`).expect(200)).body.data.project.role,
+          (await as(callers[kind]).get(`/sessions/${session.id}/scope`).expect(200)).body.project.role,
       ),
     );
     expect(roles).toEqual(['owner', 'observer', 'deriver', 'deriver', 'observer']);

@@ -18,7 +18,7 @@ describe('sessions and Projects in embedded mode', () => {
     const api = (method: 'get' | 'post' | 'patch' | 'delete', path: string) =>
       t.http[method](path).set('x-api-key', ADMIN_KEY);
     const created = (await api('post', '/sessions').send({ title: 'Embedded' }).expect(201)).body.data;
-    const scope = (await api('get', `/sessions/${created.id}/scope`).expect(200)).body.data;
+    const scope = (await api('get', `/sessions/${created.id}/scope`).expect(200)).body;
     expect(scope.project).toMatchObject({ kind: 'session_default', role: 'owner' });
 
     const manual = await createManualProject(t);

@@ -198,7 +198,7 @@ describe('sessions: PATCH and DELETE', () => {
       expect(del.body.error.code).toBe('project_archived');
       // Reading a session of an archived Project still works (its scope shows the status).
       const scope = await t.http.get(`/sessions/${s.id}/scope`).set('x-api-key', ADMIN_KEY).expect(200);
-      expect(scope.body.data.project.status).toBe('archived');
+      expect(scope.body.project.status).toBe('archived');
     });
   });
 

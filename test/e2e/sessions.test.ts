@@ -70,8 +70,8 @@ describe('sessions', () => {
       expect(s).not.toHaveProperty('workspace_id');
       expect(s).not.toHaveProperty('project_id');
 
-      const scope = (await t.http.get(`/sessions/${s.id}/scope`).set('x-api-key', ADMIN_KEY).expect(200)).body
-        .data;
+      const scope = (await t.http.get(`/sessions/${s.id}/scope`).set('x-api-key', ADMIN_KEY).expect(200))
+        .body;
       expect(scope).toEqual({
         session_id: s.id,
         workspace: { id: expect.stringMatching(/^ws_/), name: 'Default workspace', is_default: true },
@@ -217,7 +217,7 @@ describe('sessions', () => {
       expect(created.body).not.toHaveProperty('project_id');
       const scope = (
         await t.http.get(`/sessions/${created.id}/scope`).set('x-api-key', ADMIN_KEY).expect(200)
-      ).body.data;
+      ).body;
       expect(scope.project).toEqual({
         id: project.id,
         name: 'Campaign',

@@ -219,6 +219,60 @@ describe('Project settings overrides', () => {
     it('requires base_profile_id', async () => {
       await refused(() => put('llm-profile-override', {}), 400, 'validation_error');
     });
+
+    it('keeps override_json as written: top-level binding params apply, other keys are kept and ignored', async () => {
+      // Spec 1: override_json is any object (default {}); only its known keys are checked.
+      const p = await createProject(t, { accountId: owner.accountId });
+      const written = {
+        temperature: 0.4,
+        top_p: null,
+        max_tokens: 300,
+        note: { by: 'test' },
+        params: { top_k: 5 },
+      };
+      const res = await put(
+        'llm-profile-override',
+        { base_profile_id: profile.id, override_json: written },
+        owner.apiKey,
+        p,
+      );
+      expect(res.status).toBe(200);
+      expect(res.body.override_json).toEqual(written);
+      expect((await get('llm-profile-override', owner.apiKey, p)).body.item.override_json).toEqual(written);
+      const effective = await t.http.get(`/projects/${p.id}/effective-config`).set('x-api-key', owner.apiKey);
+      expect(effective.status).toBe(200);
+      const narrator = effective.body.model_slots.find((s: { slot: string }) => s.slot === 'narrator');
+      expect(narrator).toMatchObject({
+        source: 'project_override',
+        provider: 'anthropic',
+        model_id: 'claude-x',
+        params: { temperature: 0.4, top_k: 5 },
+      });
+      // `params` wins over a top-level param of the same name.
+      await put(
+        'llm-profile-override',
+        { base_profile_id: profile.id, override_json: { temperature: 0.4, params: { temperature: 1.5 } } },
+        owner.apiKey,
+        p,
+      ).expect(200);
+      const again = await t.http.get(`/projects/${p.id}/effective-config`).set('x-api-key', owner.apiKey);
+      expect(again.body.model_slots.find((s: { slot: string }) => s.slot === 'narrator').params).toEqual({
+        temperature: 1.5,
+      });
+    });
+
+    it.each([
+      [{ temperature: 2.5 }, 'override_json.temperature'],
+      [{ max_retries: 'x' }, 'override_json.max_retries'],
+      [{ api_key: 'sk-secret' }, 'override_json.api_key'],
+    ])('refuses the top-level override_json %j naming %s', async (overrideJson, field) => {
+      const res = await refused(
+        () => put('llm-profile-override', { base_profile_id: profile.id, override_json: overrideJson }),
+        400,
+        'validation_error',
+      );
+      expect(res.body.error.details.fields.map((f: { field: string }) => f.field)).toEqual([field]);
+    });
   });
 
   describe('tool policy overrides', () => {

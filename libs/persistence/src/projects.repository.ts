@@ -64,7 +64,10 @@ const findActiveClientRole = compiledOnce((db, projectId: string, clientId: stri
     .where((eb) => eb.and([eb('subject_type', '=', 'client'), eb('subject_id', '=', clientId)])),
 );
 
-/** An active membership of an account's default Client: its `client` rows or its account's rows. */
+/**
+ * An active membership of an account's default Client: its `client` rows or its account's rows. A
+ * subject holding two roles (as account and as Client) reads with the wider one, as in `listReadableProjects`.
+ */
 const findActiveDefaultClientRole = compiledOnce(
   (db, projectId: string, clientId: string, accountId: string) =>
     db
@@ -77,7 +80,9 @@ const findActiveDefaultClientRole = compiledOnce(
           eb.and([eb('subject_type', '=', 'client'), eb('subject_id', '=', clientId)]),
           eb.and([eb('subject_type', '=', 'account'), eb('subject_id', '=', accountId)]),
         ]),
-      ),
+      )
+      .orderBy((o) => o.case().when('role', '=', 'deriver').then(0).else(1).end())
+      .limit(1),
 );
 
 export const projectsRepository = {

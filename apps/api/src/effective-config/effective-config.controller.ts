@@ -19,9 +19,12 @@ export class ProjectEffectiveConfigController {
   }
 }
 
-/** `GET /sessions/:id/effective-config`: a session (legacy) route, answered in `{data}`. */
+/**
+ * `GET /sessions/:id/effective-config`: named by spec 1, whose routes use no `data` wrapper, so it is
+ * answered bare like the Project's.
+ */
 @ApiTags('effective config')
-@Envelope('data')
+@Envelope('bare')
 @Controller('sessions/:id/effective-config')
 export class SessionEffectiveConfigController {
   constructor(private readonly getConfig: GetSessionEffectiveConfigUseCase) {}

@@ -52,7 +52,9 @@ export class SessionsController {
     return toSessionView(await this.getSession.execute(actor, id));
   }
 
+  /** A spec 1 route ("the routes of this document do not use a `data` wrapper"): answered bare. */
   @Get(':id/scope')
+  @Envelope('bare')
   async scope(@CurrentActor() actor: Actor, @Param('id') id: string) {
     return toSessionScopeView(await this.getScope.execute(actor, id));
   }

@@ -16,15 +16,20 @@ import { ensureProjectActive } from '../projects/project-guards';
 export const agentTypeNotFound = () => new DomainError('agent_type_not_found', 404, 'Agent Type not found');
 export const bindingNotFound = () => new DomainError('binding_not_found', 404, 'Agent Binding not found');
 
+const workspaceNotFound = () => new DomainError('not_found', 404, 'Workspace not found');
+
 /**
  * The gate of the Agent Type routes (spec 1 "Agent Types (account actors only)"): a non-default
  * Client gets 403 `agent_type_account_only` before anything is read; the Workspace must be one of
- * the caller's account, else 404 `not_found` (another account's Workspace is not revealed).
+ * the caller's account, else 404 (another account's Workspace is not revealed): `not_found` on the
+ * Workspace routes (list, create), `agent_type_not_found` on the routes of one type (`notFound`),
+ * whose type is then "not of this account" (spec 1 "Errors").
  */
 export async function requireAgentTypeWorkspace(
   db: Executor,
   actor: Actor,
   workspaceId: string,
+  notFound: () => DomainError = workspaceNotFound,
 ): Promise<WorkspaceRecord> {
   if (actor.kind !== 'account')
     throw new DomainError(
@@ -33,8 +38,7 @@ export async function requireAgentTypeWorkspace(
       'Agent Types are managed by the account itself (its default Client), not by other Clients',
     );
   const workspace = await workspacesRepository.findWorkspace(db, workspaceId);
-  if (!workspace || workspace.account_id !== actor.accountId)
-    throw new DomainError('not_found', 404, 'Workspace not found');
+  if (!workspace || workspace.account_id !== actor.accountId) throw notFound();
   return workspace;
 }
 

@@ -3,7 +3,7 @@ import type { Actor } from '@hearth/permissions';
 import { agentsRepository, inTransaction, type AgentTypeRow, type Db } from '@hearth/persistence';
 import { DB } from '@hearth/platform';
 import { OperationLogWriter } from '../operation-logs/operation-log-writer';
-import { requireAgentTypeWorkspace } from './agent-access';
+import { agentTypeNotFound, requireAgentTypeWorkspace } from './agent-access';
 import { agentTypeLog } from './agent-type-journal';
 import { ensureAgentTypeNotInUse, lockAgentTypeForUpdate } from './agent-type-state';
 
@@ -32,7 +32,7 @@ export class ChangeAgentTypeStatusUseCase {
     target: 'active' | 'disabled',
   ): Promise<AgentTypeRow> {
     return inTransaction(this.db, async ({ tx }) => {
-      const workspace = await requireAgentTypeWorkspace(tx, actor, workspaceId);
+      const workspace = await requireAgentTypeWorkspace(tx, actor, workspaceId, agentTypeNotFound);
       const type = await lockAgentTypeForUpdate(tx, workspace.id, agentTypeId);
       if (type.status === target) return type;
       if (target === 'disabled') await ensureAgentTypeNotInUse(tx, type);

@@ -59,8 +59,10 @@ function optionalIdField(input: Record<string, unknown>, field: 'session_id' | '
 }
 
 /**
- * Where a run is placed (docs/decisions.md "Agents"): a `session`-scoped binding needs
- * `input_json.session_id`, a `floor`-scoped one `input_json.floor_id` (missing: 400). Given ids are
+ * Where a run is placed (docs/decisions.md "Agents"): a writing run of a `session`-scoped binding
+ * needs `input_json.session_id`, of a `floor`-scoped one `input_json.floor_id` (missing: 400); a dry
+ * run (the default, spec 1: the run body is optional) may omit them and plans without that session
+ * or floor. Given ids are
  * checked for any scope: the session must be a (standard) session of this Project (else 404
  * `session_not_found`), the floor of one, and of the given session when both are given (else 404
  * `floor_not_found`): a temporary conversation's session and floors read as missing. The floor's
@@ -71,13 +73,20 @@ async function runPlacement(
   project: ProjectRow,
   binding: AgentBindingRow,
   input: Record<string, unknown>,
+  dryRun: boolean,
 ): Promise<{ session_id?: string; floor_id?: string }> {
   let sessionId = optionalIdField(input, 'session_id');
   const floorId = optionalIdField(input, 'floor_id');
-  if (binding.scope_kind === 'session' && sessionId === null)
-    throw fieldError('input_json.session_id', 'a session-scoped binding runs on a session of the Project');
-  if (binding.scope_kind === 'floor' && floorId === null)
-    throw fieldError('input_json.floor_id', 'a floor-scoped binding runs on a floor of the Project');
+  if (!dryRun && binding.scope_kind === 'session' && sessionId === null)
+    throw fieldError(
+      'input_json.session_id',
+      'a writing run of a session-scoped binding runs on a session of the Project',
+    );
+  if (!dryRun && binding.scope_kind === 'floor' && floorId === null)
+    throw fieldError(
+      'input_json.floor_id',
+      'a writing run of a floor-scoped binding runs on a floor of the Project',
+    );
   if (sessionId !== null) {
     const session = await sessionsRepository.findSession(tx, sessionId);
     if (!session || session.project_id !== project.id)
@@ -134,11 +143,11 @@ export class RequestAgentBindingRunUseCase {
         });
       if (type.status !== 'active')
         throw new DomainError('agent_type_disabled', 409, 'The Agent Type is disabled');
-      const placement = await runPlacement(uow.tx, project, binding, inputJson);
+      const dryRun = input.dry_run ?? true;
+      const placement = await runPlacement(uow.tx, project, binding, inputJson, dryRun);
       const effective = effectiveAgentConfig(storedAgentDefaults(type.defaults), bindingSettings(binding));
       const dedupeKey = key === undefined ? null : agentRunDedupeKey(binding.id, { idempotencyKey: key });
       const triggerReason = input.trigger_reason ?? null;
-      const dryRun = input.dry_run ?? true;
       const { job, created } = await this.createJob.execute(uow, {
         name: 'agent.run',
         account_id: project.account_id,

@@ -11,7 +11,7 @@ import {
 import { DB } from '@hearth/platform';
 import type { Updateable } from 'kysely';
 import { OperationLogWriter } from '../operation-logs/operation-log-writer';
-import { requireAgentTypeWorkspace } from './agent-access';
+import { agentTypeNotFound, requireAgentTypeWorkspace } from './agent-access';
 import { checkAgentReferences } from './agent-binding-fields';
 import { agentTypeLog, agentTypeRef } from './agent-type-journal';
 import {
@@ -49,7 +49,7 @@ export class UpdateAgentTypeUseCase {
     input: UpdateAgentTypeInput,
   ): Promise<AgentTypeRow> {
     return inTransaction(this.db, async ({ tx }) => {
-      const workspace = await requireAgentTypeWorkspace(tx, actor, workspaceId);
+      const workspace = await requireAgentTypeWorkspace(tx, actor, workspaceId, agentTypeNotFound);
       const defaults = input.defaults === undefined ? undefined : normaliseAgentDefaults(input.defaults);
       const type = await lockAgentTypeForUpdate(tx, workspace.id, agentTypeId);
       const changes: Updateable<AgentTypesTable> = {};

@@ -1,5 +1,6 @@
 import {
   envModelLayer,
+  llmOverrideParams,
   llmOverrideWarning,
   MODEL_SOURCE_PRECEDENCE,
   projectOverrideLayer,
@@ -201,7 +202,7 @@ export function overrideEntryFrom(
   return {
     layer: projectOverrideLayer({ id: override.id, override_json: overrideJson }, profile),
     profile,
-    rawParams: overrideJson.params ?? null,
+    rawParams: llmOverrideParams(overrideJson),
     apiKey: key.apiKey,
     maskedKey: profile.api_key_masked,
   };

@@ -1,4 +1,10 @@
-import type { BindingParams, LlmOverrideJson, ToolPolicyJson, ToolPolicyMode } from './settings.rules';
+import {
+  llmOverrideParams,
+  type BindingParams,
+  type LlmOverrideJson,
+  type ToolPolicyJson,
+  type ToolPolicyMode,
+} from './settings.rules';
 
 /**
  * The merge rules of the effective-config views (docs/decisions.md "Settings"). Every value carries
@@ -89,7 +95,8 @@ export interface UsableProfile {
 
 /**
  * The `project_override` layer: the Project's override_json merged over its base profile, for every
- * slot (`*`). `provider` and `model_id` replace the profile's; `params` are the override's (nulls dropped).
+ * slot (`*`). `provider` and `model_id` replace the profile's; `params` are the override's (top-level
+ * binding params and `params`, nulls dropped).
  */
 export function projectOverrideLayer(
   override: { id: string; override_json: LlmOverrideJson },
@@ -106,7 +113,7 @@ export function projectOverrideLayer(
     provider: o.provider ?? profile.provider,
     model_id: o.model_id ?? profile.model_id,
     base_url: profile.base_url,
-    params: mergeParams(null, o.params),
+    params: mergeParams(null, llmOverrideParams(o)),
     field_sources: {
       provider: o.provider === undefined ? 'profile' : 'project_override',
       model_id: o.model_id === undefined ? 'profile' : 'project_override',

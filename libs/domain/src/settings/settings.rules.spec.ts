@@ -1,6 +1,7 @@
 import { DomainError } from '../errors';
 import {
   changedSettingsFields,
+  llmOverrideParams,
   requireLlmOverrideJson,
   requireMcpUrl,
   requireSettingsObject,
@@ -82,6 +83,28 @@ describe('settings rules', () => {
       'override_json.params.reasoning_effort',
     ]);
     expect(fieldsOf(() => requireLlmOverrideJson({ params: [] }))).toEqual(['override_json.params']);
+    expect(fieldsOf(() => requireLlmOverrideJson({ base_url: 'https://x' }))).toEqual([
+      'override_json.base_url',
+    ]);
+    expect(fieldsOf(() => requireLlmOverrideJson({ params: { constructor: 1 } }))).toEqual([
+      'override_json.params.constructor',
+    ]);
+  });
+
+  it('keeps other LLM override keys as written and reads top-level binding params', () => {
+    const written = { temperature: 0.5, max_tokens: 10, extra: { a: 1 }, constructor: 'x' };
+    expect(requireLlmOverrideJson(written)).toEqual(written);
+    expect(fieldsOf(() => requireLlmOverrideJson({ temperature: 3, top_k: -1 }))).toEqual([
+      'override_json.temperature',
+      'override_json.top_k',
+    ]);
+    expect(llmOverrideParams({})).toBeNull();
+    expect(llmOverrideParams({ extra: 1 })).toBeNull();
+    expect(llmOverrideParams({ params: { top_k: 2 } })).toEqual({ top_k: 2 });
+    expect(llmOverrideParams({ temperature: 0.5, top_p: null, params: { temperature: 1 } })).toEqual({
+      temperature: 1,
+      top_p: null,
+    });
   });
 
   it('validates tool policy JSON and its overrides', () => {

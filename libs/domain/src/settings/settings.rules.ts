@@ -204,23 +204,40 @@ export interface LlmOverrideJson {
   provider?: LlmProviderName;
   model_id?: string;
   params?: BindingParams;
+  /** A binding param written at the top level (`{temperature: 0.5}`), or a key kept as written. */
+  [key: string]: unknown;
 }
 
 export const LLM_OVERRIDE_KEYS = ['provider', 'model_id', 'params'] as const;
 
 /**
- * An LLM profile override's `override_json`: optional `provider`, `model_id` (1-200 characters) and
- * `params` (spec 2 binding params, a null field cancels the profile's value). Other keys are refused.
+ * Keys an LLM override may not carry: a Project override can neither hold a secret (override_json is
+ * stored and shown as written) nor point a profile's key at another address (the profile's base_url
+ * went through the network guard).
+ */
+const LLM_OVERRIDE_REFUSED_KEYS: Record<string, string> = {
+  api_key: 'a key belongs to the base profile; override_json is stored and shown as written',
+  base_url: "the base profile's address applies; create another profile for another address",
+};
+
+/**
+ * An LLM profile override's `override_json` (spec 1: an object, stored as written): `provider`,
+ * `model_id` (1-200 characters) and `params` (spec 2 binding params, a null field cancels the
+ * profile's value) are checked; a binding param may also be written at the top level
+ * (`{temperature: 0.5}`, checked the same way; `params` wins on the same name). Other keys are kept
+ * as written and play no part in model resolution, except `api_key` and `base_url`, which are refused.
  */
 export function requireLlmOverrideJson(value: unknown): LlmOverrideJson {
   const object = requireSettingsObject('override_json', value);
   const fields: FieldProblem[] = [];
-  for (const key of Object.keys(object)) {
-    if (!(LLM_OVERRIDE_KEYS as readonly string[]).includes(key))
-      fields.push({
-        field: `override_json.${key}`,
-        problems: [`is not an allowed key (${LLM_OVERRIDE_KEYS.join(', ')})`],
-      });
+  for (const [key, reason] of Object.entries(LLM_OVERRIDE_REFUSED_KEYS)) {
+    if (key in object)
+      fields.push({ field: `override_json.${key}`, problems: [`is not allowed: ${reason}`] });
+  }
+  for (const [key, param] of Object.entries(object)) {
+    const rule = Object.hasOwn(BINDING_PARAM_RULES, key) ? BINDING_PARAM_RULES[key] : undefined;
+    const problem = rule ? paramProblem(rule, param) : null;
+    if (problem) fields.push({ field: `override_json.${key}`, problems: [problem] });
   }
   if (object.provider !== undefined && !(LLM_PROVIDER_NAMES as readonly unknown[]).includes(object.provider))
     fields.push({
@@ -242,7 +259,7 @@ export function requireLlmOverrideJson(value: unknown): LlmOverrideJson {
       fields.push({ field: 'override_json.params', problems: ['must be an object'] });
     } else {
       for (const [key, param] of Object.entries(object.params)) {
-        const rule = BINDING_PARAM_RULES[key];
+        const rule = Object.hasOwn(BINDING_PARAM_RULES, key) ? BINDING_PARAM_RULES[key] : undefined;
         const problem = rule ? paramProblem(rule, param) : 'is not a binding param';
         if (problem) fields.push({ field: `override_json.params.${key}`, problems: [problem] });
       }
@@ -250,6 +267,20 @@ export function requireLlmOverrideJson(value: unknown): LlmOverrideJson {
   }
   if (fields.length) throw invalid(fields);
   return object as LlmOverrideJson;
+}
+
+/**
+ * The binding params of a stored LLM override: those written at the top level, then `params` over
+ * them (null when there are none). Model resolution and the effective config read params only here.
+ */
+export function llmOverrideParams(override: LlmOverrideJson): BindingParams | null {
+  const top: BindingParams = {};
+  for (const key of Object.keys(BINDING_PARAM_RULES)) {
+    if (Object.hasOwn(override, key)) top[key] = override[key] as BindingParams[string];
+  }
+  const nested = isPlainObject(override.params) ? (override.params as BindingParams) : undefined;
+  if (!Object.keys(top).length) return nested ?? null;
+  return { ...top, ...nested };
 }
 
 /** The names each settings write is journalled under (operation log action, event type). */
