@@ -319,6 +319,24 @@ describe('Chat export (sync) and round trips', () => {
     expect(bare.data.floors).toHaveLength(1);
   });
 
+  it('include_memories (default true) always carries memories with items and edges, empty when there are none', async () => {
+    const imported = await importChat(extJsonlChat(1));
+    const full = JSON.parse((await exportChat(imported.session_id as string)).body as string);
+    expect(full.data.memories).toEqual({ items: [], edges: [] });
+    expect(full.data.variables).toEqual([]);
+    const asked = JSON.parse(
+      (await exportChat(imported.session_id as string, '?include_memories=true')).body as string,
+    );
+    expect(asked.data.memories).toEqual({ items: [], edges: [] });
+    const bare = JSON.parse(
+      (await exportChat(imported.session_id as string, '?include_memories=false')).body as string,
+    );
+    expect(bare.data).not.toHaveProperty('memories');
+    // The file imports back, with no memory.
+    const back = await importChat(JSON.stringify(full));
+    expect(back).toMatchObject({ format: 'nchat', memory_item_count: 0, memory_edge_count: 0 });
+  });
+
   it('names the ext_jsonl file after the bound character', async () => {
     const character = await importCharacter(t, {
       apiKey: alice.apiKey,

@@ -117,14 +117,14 @@ export async function buildChatExport(
         }),
       )
     : undefined;
+  // Asked for, memories are always there (`{items: [], edges: []}` when the session has none), like variables.
   const storedMemories = isPlainObject(stored?.memories) ? stored.memories : null;
-  const memories =
-    options.include_memories && storedMemories
-      ? {
-          items: (storedMemories.items ?? []) as NchatMemoryItem[],
-          edges: (storedMemories.edges ?? []) as NchatMemoryEdge[],
-        }
-      : undefined;
+  const memories = options.include_memories
+    ? {
+        items: (storedMemories?.items ?? []) as NchatMemoryItem[],
+        edges: (storedMemories?.edges ?? []) as NchatMemoryEdge[],
+      }
+    : undefined;
   const data: NchatData = {
     title: session.title,
     status: session.status,
