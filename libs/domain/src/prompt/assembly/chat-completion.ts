@@ -436,8 +436,7 @@ export function assembleChatCompletion(input: ChatCompletionInput): ChatCompleti
       raw,
       name,
       speaker: entry.name,
-      narrator: entry.is_narrator === true,
-      stored: entry.content.replace(/\r/g, ''),
+      stored: entry.content,
       known,
       ref: entry.ref,
       floor_no: entry.floor_no,
@@ -543,30 +542,34 @@ export function assembleChatCompletion(input: ChatCompletionInput): ChatCompleti
 
     // Continue without `continue_prefill` (ST `populateChatHistory`): the last non-injected message moves
     // behind the continue nudge, without a name (ST builds it with `Message.fromPromptAsync`, which drops
-    // it). `{{lastChatMessage}}` is ST's `cyclePrompt`: the stored text with the speaker prefix, trimmed.
+    // it). `{{lastChatMessage}}` is ST's `cyclePrompt`: for chat completion ST script.js `Generate` fills
+    // `chat2` with the bare `mes` of each message (no `Name: ` prefix, that is text completion's
+    // `formatMessageHistoryItem`), takes the newest with `chat2.shift()`, appends `continue_postfix` unless it
+    // ends with a space, and the nudge uses it trimmed. A nudge is made whenever that text is not empty
+    // (so also with no history: `chat2` is then `['']`, plus the postfix).
     if (type === 'continue' && !settings.continue_prefill) {
       const lastReal = pool.map((p) => p.injected).lastIndexOf(false);
-      if (lastReal >= 0) {
-        const source = withInjections[lastReal]; // the pool maps withInjections one to one
-        const [last] = pool.splice(lastReal, 1);
-        const stored = source && !source.injected ? source.item : null;
-        const cycle = stored
-          ? (stored.speaker && !stored.narrator
-              ? `${stored.speaker}: ${stored.stored}`
-              : stored.stored
-            ).trim()
-          : last.message.content.trim();
+      const source = lastReal >= 0 ? withInjections[lastReal] : undefined; // the pool maps withInjections 1:1
+      const stored = source && !source.injected ? source.item.stored : '';
+      const cyclePrompt = stored.endsWith(' ') ? stored : stored + settings.continue_postfix;
+      if (cyclePrompt) {
+        const cycle = cyclePrompt.trim();
         // ST substitutes `{{lastChatMessage}}` with the other macros, then `preparePrompt` runs macros
         // again (over the inserted text too): one pass over the filled-in text is the same.
         continueNudgeText = sub(
           settings.continue_nudge_prompt.replace(/{{lastChatMessage}}/gi, () => cycle),
           { where: 'continue_nudge_prompt' },
         );
-        const { name: _dropped, ...unnamed } = last.message;
-        continueTail = [
-          { ...unnamed, tokens: messageTokens(input.tokens, unnamed.role, unnamed.content) },
-          make('system', continueNudgeText, 'continueNudge'),
-        ];
+        continueTail = [];
+        if (lastReal >= 0) {
+          const [last] = pool.splice(lastReal, 1);
+          const { name: _dropped, ...unnamed } = last.message;
+          continueTail.push({
+            ...unnamed,
+            tokens: messageTokens(input.tokens, unnamed.role, unnamed.content),
+          });
+        }
+        continueTail.push(make('system', continueNudgeText, 'continueNudge'));
         budget.takeMandatory(continueTail.reduce((n, m) => n + m.tokens, 0));
       }
     }

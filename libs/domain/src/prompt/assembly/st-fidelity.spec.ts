@@ -189,11 +189,13 @@ describe('SillyTavern fidelity of the assembly (paths beyond the golden example)
     });
   });
 
-  it('continue with the nudge: the continued message loses its name; {{lastChatMessage}} has the speaker', () => {
+  it('continue with the nudge: the continued message loses its name; {{lastChatMessage}} is the bare text', () => {
     // ST openai.js `populateChatHistory`: the continued message is rebuilt with `Message.fromPromptAsync`,
     // which never sets a name; the nudge is `substituteParamsExtended(continue_nudge_prompt,
-    // { lastChatMessage: String(cyclePrompt).trim() })` and ST script.js takes `cyclePrompt = chat2.shift()`,
-    // the message formatted as `${name}: ${mes}\n`; `preparePrompt` then expands the inserted macros.
+    // { lastChatMessage: String(cyclePrompt).trim() })`. ST script.js `Generate` builds `chat2[i] =
+    // coreChat[j].mes` for chat completion (the `${name}: ${mes}` form is text completion's
+    // `formatMessageHistoryItem`) and takes `cyclePrompt = chat2.shift()`, so no speaker prefix;
+    // `preparePrompt` then expands the inserted macros.
     const { messages } = assembleChatCompletion(
       input(
         { generation_type: 'continue' },
@@ -205,7 +207,7 @@ describe('SillyTavern fidelity of the assembly (paths beyond the golden example)
     );
     expect(messages.slice(-2)).toEqual([
       { role: 'assistant', content: 'Three R' },
-      { role: 'system', content: '[Continue: Bot: Three R]' },
+      { role: 'system', content: '[Continue: Three R]' },
     ]);
     expect(messages.find((m) => m.content === 'Two.')).toEqual({
       role: 'user',
@@ -237,6 +239,26 @@ describe('SillyTavern fidelity of the assembly (paths beyond the golden example)
     );
     expect(quiet.messages.at(-1)).toEqual({ role: 'system', content: 'Summarise.' });
     expect(quiet.trace.assistant_prefill_applied).toBe(false);
+  });
+
+  it("continue with the nudge and no history: ST still sends the nudge (`chat2` is `['']` plus the postfix)", () => {
+    // ST script.js `Generate`: `if (chat2.length == 0) chat2.push('')`, `cyclePrompt = chat2.shift()`, then
+    // `cyclePrompt += continue_postfix` (default ' '); openai.js `populateChatHistory` builds the nudge when
+    // `cyclePrompt` is truthy, with `{{lastChatMessage}}` trimmed to ''. With an empty postfix there is none.
+    const withPostfix = assembleChatCompletion(
+      input(
+        { generation_type: 'continue', history: [] },
+        { continue_nudge_prompt: '[Go on: {{lastChatMessage}}]' },
+      ),
+    );
+    expect(withPostfix.messages.at(-1)).toEqual({ role: 'system', content: '[Go on: ]' });
+    const noPostfix = assembleChatCompletion(
+      input(
+        { generation_type: 'continue', history: [] },
+        { continue_nudge_prompt: '[Go on: {{lastChatMessage}}]', continue_postfix: '' },
+      ),
+    );
+    expect(noPostfix.messages.map((m) => m.content)).not.toContain('[Go on: ]');
   });
 
   it('ignores an old preset’s wrap_in_quotes (ST 1.18 `setOpenAIMessages` has no quoting)', () => {

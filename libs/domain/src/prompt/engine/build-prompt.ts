@@ -101,7 +101,12 @@ export function buildPrompt(input: PromptEngineInput): PromptEngineResult {
     ? (extensions.depth_prompt as Record<string, unknown>)
     : null;
   const outlets: Record<string, string> = {};
-  const session = new MacroSession(macroContextOf(input, { outlets, generationType: intent }));
+  const macroContext = macroContextOf(input, { outlets, generationType: intent });
+  // `{{input}}` is ST's input box (`$('#send_textarea').val()`). ST `Generate` empties the box before it
+  // sends the text and assembles the prompt, except for regenerate, swipe, quiet and impersonate; only an
+  // impersonation leaves the typed text there (Hearth has no unsent box text for the other types).
+  macroContext.input = intent === 'impersonate' ? (input.user_input ?? '') : '';
+  const session = new MacroSession(macroContext);
   const sub = (text: string, options?: { original?: string; where?: string }) =>
     mayHoldMacros(text)
       ? session.expand(text, { source: options?.where, original: options?.original })
@@ -131,9 +136,16 @@ export function buildPrompt(input: PromptEngineInput): PromptEngineResult {
   };
   // ST `sendMessageAsUser`: the input's USER_INPUT regexes, then `substituteParams` — the message is stored
   // (and scanned by the lorebook, and sent) with its macros already expanded.
+  // ST `Generate`: a normal generation with an empty input sends `send_if_empty` (trimmed) as the user's
+  // message when the preset sets one (`else if (textareaText == '' && … [undefined, 'normal'].includes(type)
+  // && main_api == 'openai' && oai_settings.send_if_empty.trim().length > 0) sendMessageAsUser(
+  // oai_settings.send_if_empty.trim(), …)`), so it is stored, regexed and expanded like typed text.
+  const sendIfEmpty = preset?.settings.send_if_empty.trim() ?? '';
+  const userInput =
+    input.user_input === '' && intent === 'normal' && sendIfEmpty ? sendIfEmpty : input.user_input;
   const processedInput =
-    input.user_input !== null && input.user_input !== undefined
-      ? sub(runRegex(input.user_input, REGEX_PLACEMENTS.user_input, 'stored'), { where: 'user_input' })
+    userInput !== null && userInput !== undefined
+      ? sub(runRegex(userInput, REGEX_PLACEMENTS.user_input, 'stored'), { where: 'user_input' })
       : null;
 
   // Regex depth as ST `Generate` counts it over `coreChat`: 0 is the newest message in the chat (the new
@@ -142,7 +154,36 @@ export function buildPrompt(input: PromptEngineInput): PromptEngineResult {
   // An empty input sends no message (ST `Generate` only calls `sendMessageAsUser` for non-empty text; an
   // empty prompt then ends with the history, where `send_if_empty` may apply).
   const inputJoinsChat =
-    processedInput !== null && input.user_input !== '' && intent !== 'quiet' && intent !== 'impersonate';
+    processedInput !== null && userInput !== '' && intent !== 'quiet' && intent !== 'impersonate';
+  // From here on the chat the macros read holds the sent message (ST `sendMessageAsUser` pushes it before
+  // `Generate` assembles anything): `{{lastMessage}}`, `{{lastUserMessage}}`, `{{lastMessageId}}`, … see it.
+  // Its own expansion above ran before the push, as in ST.
+  if (inputJoinsChat && processedInput !== null && Array.isArray(macroContext.chat)) {
+    macroContext.chat.push({
+      mes: processedInput,
+      is_user: true,
+      is_system: false,
+      name: userName,
+      send_date: input.now,
+    });
+  }
+
+  // ST `Generate` calls `getCharacterCardFields` right after sending the input: each card field (and the
+  // persona) trimmed and through `baseChatReplace` (a macro pass), once. Those values are both the prompt's
+  // markers and the lorebook's `globalScanData` (`matchCharacterDescription`, …), so an entry keyed on the
+  // user's name matches `{{user}}` in the description.
+  const examplesEnabled = policy.policy.source_selection.examples.enabled;
+  const cardFields = {
+    persona: input.user.description ? field(input.user.description) : '',
+    description: field(str(card.description)),
+    personality: field(str(card.personality)),
+    scenario: field(str(card.scenario)),
+    mes_example: examplesEnabled ? field(str(card.mes_example)) : '',
+    depth_prompt: depthPrompt ? field(str(depthPrompt.prompt)) : '',
+    creator_notes: field(str(card.creator_notes)),
+  };
+
+  // Prompt regexes over the history, at the depths counted above.
   const history: ChatHistoryEntry[] = kept.map((m, index) => {
     const depth = kept.length - index - (inputJoinsChat ? 0 : 1) - (intent === 'continue' ? 1 : 0);
     const placement = m.role === 'user' ? REGEX_PLACEMENTS.user_input : REGEX_PLACEMENTS.ai_output;
@@ -176,12 +217,12 @@ export function buildPrompt(input: PromptEngineInput): PromptEngineResult {
   const worldbookEnabled = policy.policy.source_selection.worldbook.enabled;
   const excluded: Array<{ kind: string; reason: string; count: number }> = [...selection.excluded_sources];
   const scanSources: Partial<Record<LorebookScanSourceKind, string | null>> = {
-    persona_description: input.user.description ?? null,
-    character_description: str(card.description),
-    character_personality: str(card.personality),
-    character_depth_prompt: str(depthPrompt?.prompt),
-    scenario: str(card.scenario),
-    creator_notes: str(card.creator_notes),
+    persona_description: cardFields.persona,
+    character_description: cardFields.description,
+    character_personality: cardFields.personality,
+    character_depth_prompt: cardFields.depth_prompt,
+    scenario: cardFields.scenario,
+    creator_notes: cardFields.creator_notes,
   } as Partial<Record<LorebookScanSourceKind, string | null>>;
   const activation = activateLorebooks({
     books: worldbookEnabled
@@ -201,6 +242,10 @@ export function buildPrompt(input: PromptEngineInput): PromptEngineResult {
     dryRun: input.dry_run === true,
     seed: input.seed,
     scanSources,
+    // ST `Generate`: `setExtensionPrompt(QUIET_PROMPT, quiet_prompt, IN_PROMPT, 0, true)` just before the
+    // world-info scan, and `checkWorldInfo` adds every extension prompt marked `scan` to the buffer: a quiet
+    // generation's prompt is scanned (it is not a chat message).
+    extensionPrompts: intent === 'quiet' && processedInput ? [processedInput] : [],
     substitute: (text) => sub(text, { where: 'lorebook' }),
     tokenCounter: tokens,
     debug: { matches: input.debug?.include_worldbook_matches === true },
@@ -289,7 +334,7 @@ export function buildPrompt(input: PromptEngineInput): PromptEngineResult {
         : roleOf === 'assistant' || roleOf === 2
           ? 'assistant'
           : 'system';
-    const charDepthPrompt = sub(str(depthPrompt.prompt).trim(), { where: 'character_depth_prompt' });
+    const charDepthPrompt = cardFields.depth_prompt; // getCharacterCardFields' pass; getExtensionPrompt's next
     depthInjections.push({
       content: sub(charDepthPrompt, { where: 'character_depth_prompt' }),
       depth,
@@ -306,7 +351,6 @@ export function buildPrompt(input: PromptEngineInput): PromptEngineResult {
   if (memoryText && memoryEnabled)
     inPrompt.push({ identifier: 'memory', content: memoryText, role: 'system', position: 'end' });
   else if (memoryText) excluded.push({ kind: 'memory', reason: 'source_selection_disabled', count: 1 });
-  const examplesEnabled = policy.policy.source_selection.examples.enabled;
   if (!examplesEnabled && str(card.mes_example).trim())
     excluded.push({ kind: 'examples', reason: 'source_selection_disabled', count: 1 });
   const anchoredTokens = planned.planned
@@ -322,14 +366,14 @@ export function buildPrompt(input: PromptEngineInput): PromptEngineResult {
     user_name: userName,
     char_name: charName,
     card: {
-      description: field(str(card.description)),
-      personality: field(str(card.personality)),
-      scenario: field(str(card.scenario)),
-      mes_example: examplesEnabled ? field(str(card.mes_example)) : '',
+      description: cardFields.description,
+      personality: cardFields.personality,
+      scenario: cardFields.scenario,
+      mes_example: cardFields.mes_example,
       system_prompt: str(card.system_prompt).trim(),
       post_history_instructions: str(card.post_history_instructions).trim(),
     },
-    persona_description: input.user.description ? field(input.user.description) : '',
+    persona_description: cardFields.persona,
     persona_in_prompt: input.user.in_prompt ?? true,
     world_info_before: wiBefore,
     world_info_after: wiAfter,

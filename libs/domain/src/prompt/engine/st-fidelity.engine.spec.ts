@@ -222,4 +222,111 @@ describe('prompt engine: SillyTavern fidelity beyond the golden example', () => 
     // every prompt, with or without `{{`.
     expect(buildPrompt(input()).messages[0]).toEqual({ role: 'system', content: 'Talk to Ann as Bot.' });
   });
+  it('chat macros in the prompt see the sent message; the message’s own expansion does not', () => {
+    // ST script.js `sendMessageAsUser`: `mes: substituteParams(messageText)` is computed before
+    // `chat.push(message)`; `Generate` then assembles the prompt over a chat that ends with it, so
+    // `{{lastMessage}}` / `{{lastUserMessage}}` / `{{lastMessageId}}` (chat-macros.js, reading `chat`) are the
+    // new message there.
+    const base = input();
+    const data = base.preset!.data as { prompts: Array<Record<string, unknown>> };
+    data.prompts[0] = {
+      identifier: 'main',
+      role: 'system',
+      content: 'Last: {{lastMessage}} | user: {{lastUserMessage}} | id: {{lastMessageId}}',
+      system_prompt: true,
+    };
+    const result = buildPrompt({ ...base, user_input: 'New. (prev: {{lastMessage}})' });
+    expect(result.user_input_processed).toBe('New. (prev: Hi.)');
+    expect(result.messages[0].content).toBe('Last: New. (prev: Hi.) | user: New. (prev: Hi.) | id: 2');
+    expect(result.messages.at(-1)).toEqual({ role: 'user', content: 'New. (prev: Hi.)' });
+  });
+
+  it('an empty input on a normal generation sends send_if_empty, trimmed and expanded, as the user message', () => {
+    // ST script.js `Generate`: `else if (textareaText == '' && !automatic_trigger && !dryRun &&
+    // [undefined, 'normal'].includes(type) && main_api == 'openai' && oai_settings.send_if_empty.trim().length
+    // > 0) await sendMessageAsUser(oai_settings.send_if_empty.trim(), messageBias)`: a stored user message,
+    // so openai.js `populateChatHistory` adds no `emptyUserMessageReplacement` after it.
+    const base = input({
+      user_input: '',
+      history: [{ floor_no: 0, role: 'assistant', name: 'Bot', content: 'Hello.' }],
+    });
+    const data = base.preset!.data as Record<string, unknown>;
+    data.send_if_empty = '  Go on, {{char}}.  ';
+    const normal = buildPrompt(base);
+    expect(normal.user_input_processed).toBe('Go on, Bot.');
+    expect(normal.messages.slice(-2)).toEqual([
+      { role: 'assistant', content: 'Hello.' },
+      { role: 'user', content: 'Go on, Bot.' },
+    ]);
+    // Other generation types keep ST's in-prompt replacement (untrimmed, not stored).
+    const impersonate = buildPrompt({ ...base, intent: 'impersonate' });
+    expect(impersonate.user_input_processed).toBe('');
+  });
+  it('lorebook scan sources are the card fields after their macro pass (ST `getCharacterCardFields`)', () => {
+    // ST script.js `Generate`: `globalScanData = { personaDescription: persona, characterDescription:
+    // description, … }` with the values of `getCharacterCardFields()`, each `baseChatReplace`d; world-info.js
+    // `WorldInfoBuffer.get` appends them for `matchCharacterDescription` / `matchPersonaDescription`.
+    const book = (fields: Record<string, unknown>) => [
+      {
+        id: 'wb',
+        name: 'wb',
+        source: 'global' as const,
+        entries: [stEntry(1, { content: 'Found.', position: 1, ...fields })],
+      },
+    ];
+    const base = input({ user_input: 'Nothing here.', lorebook_settings: { scanDepth: 1 } });
+    const byDescription = buildPrompt({
+      ...base,
+      character: { id: 'chr_1', data: { name: 'Bot', description: 'Friend of {{user}}.' } },
+      lorebooks: book({ key: ['Ann'], matchCharacterDescription: true }),
+    });
+    expect(byDescription.messages.map((m) => m.content)).toContain('Found.');
+    expect(byDescription.messages[1].content).toBe('Friend of Ann.');
+    const byPersona = buildPrompt({
+      ...base,
+      user: { name: 'Ann', description: 'Knows {{char}}.', in_prompt: false },
+      lorebooks: book({ key: ['Bot'], matchPersonaDescription: true }),
+    });
+    expect(byPersona.messages.map((m) => m.content)).toContain('Found.');
+  });
+
+  it('a quiet generation’s prompt is scanned by the lorebook (ST QUIET_PROMPT extension prompt, scan: true)', () => {
+    // ST script.js `Generate`: `setExtensionPrompt(inject_ids.QUIET_PROMPT, quiet_prompt || '', IN_PROMPT, 0,
+    // true)` right before `getWorldInfoPrompt`; world-info.js `checkWorldInfo` `buffer.addInject(prompt)` for
+    // every extension prompt with `scan`.
+    const result = buildPrompt(
+      input({
+        intent: 'quiet',
+        user_input: 'Summarise the dragon fight.',
+        lorebook_settings: { scanDepth: 1 },
+        lorebooks: [
+          {
+            id: 'wb',
+            name: 'wb',
+            source: 'global',
+            entries: [stEntry(1, { key: ['dragon'], content: 'Dragons breathe fire.', position: 1 })],
+          },
+        ],
+      }),
+    );
+    expect(result.messages.map((m) => m.content)).toContain('Dragons breathe fire.');
+  });
+  it('{{input}} is the emptied input box on a normal send, the typed text on an impersonation', () => {
+    // ST script.js `Generate`: `textareaText = String($('#send_textarea').val()); $('#send_textarea').val('')`
+    // for every type but regenerate, swipe, quiet and impersonate, before `sendMessageAsUser` and the
+    // assembly; `{{input}}` reads `#send_textarea`.
+    const base = input();
+    const data = base.preset!.data as { prompts: Array<Record<string, unknown>> };
+    data.prompts[0] = {
+      identifier: 'main',
+      role: 'system',
+      content: 'Box: [{{input}}]',
+      system_prompt: true,
+    };
+    const normal = buildPrompt({ ...base, user_input: 'Typed {{input}}.' });
+    expect(normal.messages[0].content).toBe('Box: []');
+    expect(normal.user_input_processed).toBe('Typed .');
+    const impersonate = buildPrompt({ ...base, intent: 'impersonate', user_input: 'Wave.' });
+    expect(impersonate.messages[0].content).toBe('Box: [Wave.]');
+  });
 });

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { tokenCounter } from '../shared/token-counter';
 import { book, msgs, run, stEntry, uids } from './lorebook.test-support';
+import { readLorebookEntry } from './entry';
 import { lorebookBudget, DEFAULT_LOREBOOK_SETTINGS } from './settings';
 
 const text = (n: number, c = 'a') => c.repeat(n);
@@ -308,5 +309,46 @@ describe('lorebook budget with the real tokenizer (§d.5, fast-check)', () => {
       ),
       { numRuns: 400 },
     );
+  });
+});
+
+describe('inclusion groups as ST 1.18 `filterByInclusionGroups` removes entries', () => {
+  it('a group with sticky entries is left alone: every sticky member stays, no roll', () => {
+    // ST world-info.js `filterGroupsByTimedEffects` drops the group's non-sticky entries and marks it
+    // (`hasStickyMap`); `filterGroupsByScoring` and the main loop then `continue` for that group.
+    const b = book('b', [
+      stEntry(1, { key: ['zzz'], group: 'g', sticky: 5 }),
+      stEntry(2, { key: ['zzz'], group: 'g', sticky: 5 }),
+      stEntry(3, { key: ['x'], group: 'g' }),
+    ]);
+    const record = (i: number) => ({
+      hash: readLorebookEntry(b.entries[i], b).hash,
+      start: 2,
+      end: 7,
+      protected: false,
+    });
+    const timedState = { sticky: { 'b.1': record(0), 'b.2': record(1) }, cooldown: {} };
+    for (const seed of ['a', 'b', 'c', 'd']) {
+      const r = run({ books: [b], messages: msgs('x'), chatLength: 4, timedState, seed });
+      expect(uids(r).sort()).toEqual([1, 2]);
+    }
+  });
+
+  it('an entry that loses in two of its groups is removed twice: ST `splice(-1, 1)` drops the last entry', () => {
+    // ST `removeEntry = (entry) => newEntries.splice(newEntries.indexOf(entry), 1)`: for 'a' the override
+    // winner 2 removes 1; for 'b' the override winner 3 removes 1 again, `indexOf` is -1, and the last entry
+    // of the pass (4, lowest order, no group) goes instead.
+    const r = run({
+      books: [
+        book('b', [
+          stEntry(1, { key: ['x'], order: 400, group: 'a,b' }),
+          stEntry(2, { key: ['x'], order: 300, group: 'a', groupOverride: true }),
+          stEntry(3, { key: ['x'], order: 200, group: 'b', groupOverride: true }),
+          stEntry(4, { key: ['x'], order: 100 }),
+        ]),
+      ],
+      messages: msgs('x'),
+    });
+    expect(uids(r).sort()).toEqual([2, 3]);
   });
 });
