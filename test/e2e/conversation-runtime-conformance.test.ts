@@ -242,6 +242,58 @@ describe('spec 2 conformance', () => {
       expect([stateWrites.status, stateWrites.body.error.code]).toEqual([400, 'validation_error']);
       expect(fake.requests).toHaveLength(0);
     });
+
+    it('max_context_tokens and max_output_tokens shape the budget of dry-run and of inspect (which takes its body)', async () => {
+      const { session } = await chatWithOneTurn();
+      const body = { message: 'Hi', generation_params: { max_output_tokens: 200, max_context_tokens: 4000 } };
+      const expected = {
+        max_input_tokens: 4000,
+        reserved_completion_tokens: 200,
+        source: 'generation_params',
+      };
+      const dry = await call('post', `/sessions/${session.id}/respond/dry-run`, body);
+      expect(dry.status).toBe(200);
+      expect(dry.body.data.runtime_trace.budgets).toMatchObject(expected);
+      const inspected = await call('post', `/sessions/${session.id}/prompt-runtime/inspect`, body);
+      expect(inspected.status).toBe(200);
+      expect(inspected.body.data.runtime_trace.budgets).toMatchObject(expected);
+      // Without them both fall back to the same default budget.
+      const plainDry = await call('post', `/sessions/${session.id}/respond/dry-run`, { message: 'Hi' });
+      const plainInspect = await call('post', `/sessions/${session.id}/prompt-runtime/inspect`, {
+        message: 'Hi',
+      });
+      expect(plainDry.body.data.runtime_trace.budgets.source).not.toBe('generation_params');
+      expect(plainInspect.body.data.runtime_trace.budgets).toEqual(plainDry.body.data.runtime_trace.budgets);
+      expect(fake.requests).toHaveLength(0);
+    });
+
+    it('the token bounds at and past their minimum (1), on dry-run and inspect', async () => {
+      const { session } = await chatWithOneTurn();
+      for (const url of [
+        `/sessions/${session.id}/respond/dry-run`,
+        `/sessions/${session.id}/prompt-runtime/inspect`,
+      ]) {
+        const atMin = await call('post', url, {
+          message: 'Hi',
+          generation_params: { max_output_tokens: 1, max_context_tokens: 1 },
+        });
+        expect([url, atMin.status]).toEqual([url, 200]);
+        expect(atMin.body.data.runtime_trace.budgets).toMatchObject({
+          max_input_tokens: 1,
+          reserved_completion_tokens: 1,
+        });
+        for (const field of ['max_output_tokens', 'max_context_tokens']) {
+          const past = await call('post', url, { message: 'Hi', generation_params: { [field]: 0 } });
+          expect([url, field, past.status, past.body.error.code]).toEqual([
+            url,
+            field,
+            400,
+            'validation_error',
+          ]);
+        }
+      }
+      expect(fake.requests).toHaveLength(0);
+    });
   });
 
   describe('preview on a branch not materialised yet reads the source floor’s local snapshot', () => {
@@ -316,6 +368,10 @@ describe('spec 2 conformance', () => {
       expect([neither.status, neither.body.error.code]).toEqual([400, 'validation_error']);
       const blank = await call('post', url, { message: '   ' });
       expect([blank.status, blank.body.error.code]).toEqual([400, 'validation_error']);
+      const tooLong = await call('post', url, { message: 'a'.repeat(200_001) });
+      expect([tooLong.status, tooLong.body.error.code]).toEqual([400, 'validation_error']);
+      const nullText = await call('post', url, { message: null });
+      expect([nullText.status, nullText.body.error.code]).toEqual([400, 'validation_error']);
       expect(fake.requests).toHaveLength(0);
 
       fake.script({ reply: 'Edited reply' });

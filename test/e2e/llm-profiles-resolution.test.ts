@@ -369,6 +369,30 @@ describe('LLM profile resolution', () => {
       expect(viaSession).toMatchObject({ source: 'session_profile', profile_id: local.id });
     });
 
+    it('a turn uses the binding params written at the top level of override_json (params wins on the same name)', async () => {
+      const other = await createAccountCaller(t);
+      const s = await createSession(t, { apiKey: other.apiKey });
+      const base = await createProfile(t, other.apiKey, { model_id: 'base' });
+      const put = await t.http
+        .put(`/projects/${s.projectId}/settings/llm-profile-override`)
+        .set('x-api-key', other.apiKey)
+        .send({
+          base_profile_id: base.id,
+          override_json: { temperature: 0.3, top_k: 2, note: 'kept', params: { top_k: 5 } },
+        });
+      expect(put.status).toBe(200);
+      const resolved = (await resolver().execute(actorOf(other), s.id, 'narrator')) as ResolvedTurnModel;
+      expect(resolved).toMatchObject({ source: 'project_override', profile_id: base.id });
+      expect(resolved.params).toEqual({ temperature: 0.3, top_k: 5 });
+      const instances = await t.http
+        .get(`/llm-instances/resolved?session_id=${s.id}`)
+        .set('x-api-key', other.apiKey);
+      expect(instances.body.data.instances[0]).toMatchObject({
+        source: 'project_override',
+        params: { temperature: 0.3, top_k: 5 },
+      });
+    });
+
     it('refuses a slot bound to a disabled profile (409 instance_slot_disabled_required), or reports it disabled', async () => {
       const other = await createAccountCaller(t);
       const s = await createSession(t, { apiKey: other.apiKey });

@@ -5,7 +5,7 @@ import { ProjectAccess, roleAllows, type Actor } from '@hearth/permissions';
 import type { Db } from '@hearth/persistence';
 import { CONFIG, DB, type AppConfig } from '@hearth/platform';
 import { toDryRunResult, type DryRunResult } from '../turns/dry-run-result';
-import { requestOverrideOf, type DryRunInput } from '../turns/dry-run.use-case';
+import { budgetParamsOf, requestOverrideOf, type DryRunInput } from '../turns/dry-run.use-case';
 import { loadTurnContext } from '../turns/turn-context';
 import type { TurnContext } from '../turns/turn-context.types';
 
@@ -140,6 +140,7 @@ export class InspectPromptUseCase {
         userInput: ['continue', 'regenerate', 'swipe'].includes(intent) ? null : (input.message ?? null),
         requestInjections: input.prompt_runtime_injections ?? null,
         debug: { include_worldbook_matches: includeMatches },
+        generationParams: budgetParamsOf(input),
         policyOverride,
         access: 'read',
         dryRun: true,

@@ -23,6 +23,15 @@ export interface DryRunInput {
   generation_params?: { max_output_tokens?: number | null; max_context_tokens?: number | null } | null;
 }
 
+/**
+ * The two token bounds of a body's `generation_params` that shape the prompt budget, as respond passes
+ * them (the other params only matter to a model call). Dry-run and inspect read them here.
+ */
+export const budgetParamsOf = (input: Pick<DryRunInput, 'generation_params'>) => ({
+  max_output_tokens: input.generation_params?.max_output_tokens ?? null,
+  max_context_tokens: input.generation_params?.max_context_tokens ?? null,
+});
+
 /** Intents without a new user message: the message is ignored (ST sends none for them). */
 const NO_INPUT_INTENTS: ReadonlySet<GenerationType> = new Set(['continue', 'regenerate', 'swipe']);
 
@@ -79,10 +88,7 @@ export class DryRunUseCase {
         userInput: NO_INPUT_INTENTS.has(intent) ? null : input.message,
         requestInjections: input.prompt_runtime_injections ?? null,
         debug: { include_worldbook_matches: includeMatches },
-        generationParams: {
-          max_output_tokens: input.generation_params?.max_output_tokens ?? null,
-          max_context_tokens: input.generation_params?.max_context_tokens ?? null,
-        },
+        generationParams: budgetParamsOf(input),
         policyOverride,
         access: 'read',
         dryRun: true,

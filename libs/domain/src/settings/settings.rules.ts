@@ -208,8 +208,6 @@ export interface LlmOverrideJson {
   [key: string]: unknown;
 }
 
-export const LLM_OVERRIDE_KEYS = ['provider', 'model_id', 'params'] as const;
-
 /**
  * Keys an LLM override may not carry: a Project override can neither hold a secret (override_json is
  * stored and shown as written) nor point a profile's key at another address (the profile's base_url
