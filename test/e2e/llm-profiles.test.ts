@@ -225,6 +225,8 @@ describe('LLM profiles', () => {
       expect(await ids('')).toEqual([a.id, b.id]);
       expect(await ids('?include_deleted=false')).toEqual([a.id, b.id]);
       expect(await ids('?include_deleted=true')).toEqual([a.id, b.id, c.id]);
+      expect(await ids('?include_deleted=1')).toEqual([a.id, b.id, c.id]);
+      expect(await ids('?include_deleted=0')).toEqual([a.id, b.id]);
       expect(await ids('?status=disabled')).toEqual([b.id]);
       expect(await ids('?status=active')).toEqual([a.id]);
       expect(await ids('?status=deleted')).toEqual([c.id]);

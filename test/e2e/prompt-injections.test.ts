@@ -471,7 +471,72 @@ describe('persistent prompt injection routes', () => {
     });
   });
 
-  it('loadForTurn: session and branch records in creation order, live only; all go with the session', async () => {
+  describe('expired records in a turn (spec 2 not_applied_reason `expired`)', () => {
+    const dryRun = (s: { id: string }) =>
+      post(`/sessions/${s.id}/respond/dry-run`, { message: 'What now?' }).then((res) => {
+        if (res.status !== 200) throw new Error(`dry-run answered ${res.status}: ${res.text}`);
+        return res.body.data as {
+          messages: Array<{ content: string }>;
+          runtime_trace: { injection: { items: Array<Record<string, unknown>>; applied_count: number } };
+        };
+      });
+
+    it('an expired record not yet removed is traced as not applied with `expired`, and stays out of the prompt', async () => {
+      const s = await newSession();
+      await create(s, { title: 'Live', content: 'LIVE-TEXT' });
+      const gone = await create(s, { title: 'Gone', content: 'GONE-TEXT', ttl_ms: 60_000 });
+      await expireInjection(t, gone.id);
+
+      const data = await dryRun(s);
+      expect(data.runtime_trace.injection.items).toEqual([
+        expect.objectContaining({ title: 'Live', scope: 'session', applied: true, not_applied_reason: null }),
+        expect.objectContaining({
+          title: 'Gone',
+          scope: 'session',
+          source_kind: 'client_injection',
+          applied: false,
+          not_applied_reason: 'expired',
+          placement_resolved: null,
+        }),
+      ]);
+      expect(data.runtime_trace.injection.applied_count).toBe(1);
+      const prompt = data.messages.map((m) => m.content).join('\n');
+      expect(prompt).toContain('LIVE-TEXT');
+      expect(prompt).not.toContain('GONE-TEXT');
+      // Still invisible to the routes.
+      expect((await get(base(s))).body.data.map((i: { id: string }) => i.id)).not.toContain(gone.id);
+    });
+
+    it('reads at most the 32 most recently expired records, after the live ones, which keep their quota places', async () => {
+      const s = await newSession();
+      await fillInjections(t, s, 40);
+      const fillers = await injectionRows(t, s.id);
+      const now = Date.now();
+      // Filler i expired at now - 1000 + i: the 32 most recent are fillers 8..39.
+      for (const [i, row] of fillers.entries())
+        await db()
+          .updateTable('prompt_injections')
+          .set({
+            title: `Expired ${i}`,
+            ttl_ms: 1000,
+            created_at: now - 2000 + i,
+            expires_at: now - 1000 + i,
+          })
+          .where('id', '=', row.id)
+          .execute();
+      await fillInjections(t, s, 128);
+
+      const items = (await dryRun(s)).runtime_trace.injection.items;
+      expect(items).toHaveLength(128 + 32);
+      expect(items.slice(0, 128).every((i) => String(i.title).startsWith('Filler'))).toBe(true);
+      expect(items.some((i) => i.not_applied_reason === 'scope_quota_exceeded')).toBe(false);
+      expect(items.slice(128).map((i) => [i.title, i.not_applied_reason])).toEqual(
+        Array.from({ length: 32 }, (_, k) => [`Expired ${k + 8}`, 'expired']),
+      );
+    });
+  });
+
+  it('loadForTurn: session and branch records in creation order, then the expired ones; all go with the session', async () => {
     const s = await newSession();
     const main = await materialisedMain(t, s);
     const otherBranch = await materialisedBranch(t, s);
@@ -488,7 +553,8 @@ describe('persistent prompt injection routes', () => {
       .expect(200);
 
     const loaded = await promptRuntimeRepository.loadForTurn(db(), s.id, main.id);
-    expect(loaded.injections.map((i) => i.id)).toEqual([first.id, onMain.id, last.id]);
+    // Live records first, in creation order; an expired one not yet removed comes last (traced `expired`).
+    expect(loaded.injections.map((i) => i.id)).toEqual([first.id, onMain.id, last.id, expired.id]);
     expect(loaded.injections[1]).toMatchObject({ scope: 'branch', enabled: false });
     expect(loaded.sessionPolicy).toEqual({ structure: { mode: 'flattened' } });
     expect(loaded.branchPolicy).toBeNull();

@@ -5,6 +5,13 @@ import type { BranchesTable, PromptInjectionsTable, PromptPoliciesTable, Session
 export type PromptPolicyRow = Selectable<PromptPoliciesTable>;
 export type PromptInjectionRow = Selectable<PromptInjectionsTable>;
 
+/**
+ * How many expired, not yet removed injections a turn loads after the live ones, so that its trace
+ * reports them `expired` (spec 2) without an unbounded read: records keep expiring until the
+ * maintenance scan removes them.
+ */
+export const EXPIRED_INJECTIONS_FOR_TURN = 32;
+
 /** Which persistent scope a query is about: the session (`branchId` null) or one branch of it. */
 export interface PromptRuntimeScope {
   sessionId: string;
@@ -180,7 +187,10 @@ export const promptRuntimeRepository = {
 
   /**
    * What a turn on `branchId` reads: the session policy, the branch overlay and the live injections of
-   * the session and of that branch, in creation order (the engine's list order).
+   * the session and of that branch, in creation order (the engine's list order), followed by at most
+   * `EXPIRED_INJECTIONS_FOR_TURN` records that have expired but are not removed yet (the most recently
+   * expired, in creation order): they never apply, the engine traces them with `not_applied_reason`
+   * `expired` (spec 2). Being last, they never take a live record's place in a scope quota.
    */
   async loadForTurn(
     db: Executor,
@@ -194,15 +204,26 @@ export const promptRuntimeRepository = {
       .where('session_id', '=', sessionId)
       .where((eb) => eb.or([eb('branch_id', 'is', null), eb('branch_id', '=', branchId)]))
       .execute();
-    const injections = await db
-      .selectFrom('prompt_injections')
-      .selectAll()
-      .where('session_id', '=', sessionId)
-      .where((eb) => eb.or([eb('branch_id', 'is', null), eb('branch_id', '=', branchId)]))
+    const ofTurn = () =>
+      db
+        .selectFrom('prompt_injections')
+        .selectAll()
+        .where('session_id', '=', sessionId)
+        .where((eb) => eb.or([eb('branch_id', 'is', null), eb('branch_id', '=', branchId)]));
+    const live = await ofTurn()
       .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
       .orderBy('created_at', 'asc')
       .orderBy('id', 'asc')
       .execute();
+    const expired = await ofTurn()
+      .where('expires_at', 'is not', null)
+      .where('expires_at', '<=', now)
+      .orderBy('expires_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(EXPIRED_INJECTIONS_FOR_TURN)
+      .execute();
+    expired.sort((a, b) => a.created_at - b.created_at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const injections = [...live, ...expired];
     return promptRuntimeForTurn(policies, injections, branchId);
   },
 };

@@ -4,6 +4,7 @@ import type { Executor } from './database';
 import type { FloorRow } from './floors.repository';
 import { preparedStatement } from './prepared-statements';
 import {
+  EXPIRED_INJECTIONS_FOR_TURN,
   promptRuntimeForTurn,
   type PromptInjectionRow,
   type PromptPolicyRow,
@@ -31,11 +32,11 @@ WHERE s.id = $1::text AND s.kind = $2::text
  * (docs/decisions.md "Turn latency"): the head floor, the head's lineage as line ranges
  * (`transcriptRepository.lineageRanges` of the head), the session's history revision
  * (`session_history_edits`, docs/decisions.md "Turn history cache"), the session and branch prompt
- * policies, the live persistent injections of both scopes in creation order (expired ones left out,
- * as `promptRuntimeRepository.loadForTurn`), the session's prompt settings row, the branch's
- * running generation run, if any, and the durable variables a turn on the head reads: the scopes of
- * `contextTargets` for (session, branch, head floor), in key order as `variablesRepository
- * .listOfTargets` returns them (scope ids: `global`, the session id, `<session_id>:<branch_id>` as
+ * policies, the persistent injections of both scopes as `promptRuntimeRepository.loadForTurn` reads
+ * them (live ones in creation order, then at most `EXPIRED_INJECTIONS_FOR_TURN` expired ones), the
+ * session's prompt settings row, the branch's running generation run, if any, and the durable
+ * variables a turn on the head reads: the scopes of `contextTargets` for (session, branch, head
+ * floor), in key order as `variablesRepository.listOfTargets` returns them (scope ids: `global`, the session id, `<session_id>:<branch_id>` as
  * `branchScopeId` writes it, the head floor id).
  */
 /**
@@ -61,10 +62,15 @@ SELECT row_to_json(b) AS branch, row_to_json(h) AS head,
      ORDER BY e.edit_id DESC LIMIT ${HISTORY_REVISION_WINDOW}) w) AS history_rev,
   (SELECT coalesce(json_agg(row_to_json(pp)), '[]'::json) FROM prompt_policies pp
     WHERE pp.session_id = $1::text AND (pp.branch_id IS NULL OR pp.branch_id = b.id)) AS policies,
-  (SELECT coalesce(json_agg(row_to_json(pi) ORDER BY pi.created_at, pi.id), '[]'::json)
+  (SELECT coalesce(json_agg(row_to_json(pi)
+      ORDER BY (pi.expires_at IS NOT NULL AND pi.expires_at <= $3::bigint), pi.created_at, pi.id), '[]'::json)
     FROM prompt_injections pi
     WHERE pi.session_id = $1::text AND (pi.branch_id IS NULL OR pi.branch_id = b.id)
-      AND (pi.expires_at IS NULL OR pi.expires_at > $3::bigint)) AS injections,
+      AND (pi.expires_at IS NULL OR pi.expires_at > $3::bigint OR pi.id IN (
+        SELECT x.id FROM prompt_injections x
+        WHERE x.session_id = $1::text AND (x.branch_id IS NULL OR x.branch_id = b.id)
+          AND x.expires_at <= $3::bigint
+        ORDER BY x.expires_at DESC, x.id DESC LIMIT ${EXPIRED_INJECTIONS_FOR_TURN}))) AS injections,
   (SELECT row_to_json(ps) FROM session_prompt_settings ps WHERE ps.session_id = $1::text) AS prompt_settings,
   (SELECT row_to_json(r) FROM generation_runs r WHERE r.branch_id = b.id AND r.status = 'running')
     AS running_run,
@@ -87,7 +93,7 @@ export interface BranchState {
   /** Empty when the head has no line. */
   headRanges: LineRange[];
   historyRev: string;
-  /** The session and branch policies and live injections, as `promptRuntimeRepository.loadForTurn`. */
+  /** The session and branch policies and injections, as `promptRuntimeRepository.loadForTurn`. */
   runtime: PromptRuntimeForTurn;
   promptSettings: SessionPromptSettingsRow | null;
   /** The branch's `running` run (at most one: a partial unique index). */

@@ -34,8 +34,9 @@ const TEXT_MESSAGE = { message: '$property must not be blank or contain NUL char
 const KEY = /^[^\s\u0000-\u001f\u007f]+$/;
 const KEY_MESSAGE = { message: 'api_key must not contain whitespace or control characters' };
 
+/** A boolean query flag: `true`/`false`, or `1`/`0` as the other boolean queries of spec 2 accept. */
 const queryBoolean = ({ value }: { value: unknown }) =>
-  value === 'true' ? true : value === 'false' ? false : value;
+  value === 'true' || value === '1' ? true : value === 'false' || value === '0' ? false : value;
 
 /** `POST /llm-profiles`. */
 export class CreateLlmProfileDto {
