@@ -270,7 +270,8 @@ async function run(ctx) {
     '/projects/prj_probe/agent-bindings/agb_probe/run',
     {},
   );
-  if (probe.status === 404 && probe.json?.error?.code === 'not_found')
+  // An unserved route is told apart from a missing Project by the router's own message.
+  if (probe.status === 404 && /^Cannot POST/.test(probe.json?.error?.message ?? ''))
     throw new ctx.NotMeasured('POST /projects/:id/agent-bindings/:binding_id/run is not served');
 
   const concurrency = hearthWorkerConcurrency();
