@@ -1,6 +1,12 @@
 import { parseExampleBlock, splitExampleBlocks, type ExampleMessage } from './examples';
 import { insertDepthInjections, type DepthInjection } from './in-chat-injections';
-import { readPreset, type PresetPrompt, type PromptRole, type ReadPreset } from './preset-prompts';
+import {
+  defaultPrompt,
+  readPreset,
+  type PresetPrompt,
+  type PromptRole,
+  type ReadPreset,
+} from './preset-prompts';
 
 /**
  * SillyTavern 1.18's chat-completion assembly (external-formats.md §e.3, §e.4; ST `prepareOpenAIMessages`,
@@ -298,19 +304,7 @@ export function assembleChatCompletion(input: ChatCompletionInput): ChatCompleti
     if (get(identifier)) continue;
     const entry = preset.order.find((e) => e.identifier === identifier);
     if (entry && !entry.enabled) continue;
-    collection.push({
-      identifier,
-      name: identifier,
-      role: 'system',
-      content: '',
-      system_prompt: true,
-      marker: true,
-      injection_position: 0,
-      injection_depth: 4,
-      injection_order: 100,
-      injection_trigger: [],
-      forbid_overrides: false,
-    });
+    collection.push(defaultPrompt(identifier, identifier, true));
   }
   // ST runs `preparePrompt` (a macro pass) over every marker's text too: macros in wi_format and any the
   // first pass over a card field produced are expanded here.

@@ -245,14 +245,15 @@ const ST_DEFAULT_PROMPTS: Array<[string, string, string]> = [
   ],
 ];
 
-function defaultPrompt(identifier: string, name: string): PresetPrompt {
+/** An empty system prompt with ST's default placement fields (a marker when `marker` is set). */
+export function defaultPrompt(identifier: string, name: string, marker = false): PresetPrompt {
   return {
     identifier,
     name,
     role: 'system',
     content: '',
     system_prompt: true,
-    marker: false,
+    marker,
     injection_position: 0,
     injection_depth: 4,
     injection_order: 100,
@@ -357,21 +358,7 @@ export function readPreset(input: unknown, characterOrderId?: number | string | 
   }
   // Markers exist even when a preset omits their definitions (ST adds them).
   for (const marker of BUILT_IN_MARKERS) {
-    if (!prompts.has(marker)) {
-      prompts.set(marker, {
-        identifier: marker,
-        name: marker,
-        role: 'system',
-        content: '',
-        system_prompt: true,
-        marker: true,
-        injection_position: 0,
-        injection_depth: 4,
-        injection_order: 100,
-        injection_trigger: [],
-        forbid_overrides: false,
-      });
-    }
+    if (!prompts.has(marker)) prompts.set(marker, defaultPrompt(marker, marker, true));
   }
 
   const lists = new Map<string, { id: number | string; order: PromptOrderEntry[] }>();
