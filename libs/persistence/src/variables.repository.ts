@@ -193,22 +193,6 @@ export const variablesRepository = {
       .executeTakeFirst();
   },
 
-  /** A branch of the account's session by its name (the `main` alias of spec 2's default branch). */
-  async findBranchByName(
-    db: Executor,
-    accountId: string,
-    sessionId: string,
-    name: string,
-  ): Promise<Selectable<BranchesTable> | undefined> {
-    return db
-      .selectFrom('branches')
-      .selectAll()
-      .where('account_id', '=', accountId)
-      .where('session_id', '=', sessionId)
-      .where('name', '=', name)
-      .executeTakeFirst();
-  },
-
   async findBranch(
     db: Executor,
     accountId: string,

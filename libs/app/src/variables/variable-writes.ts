@@ -1,5 +1,10 @@
 import { newId } from '@hearth/domain';
-import { variablesRepository, type Executor, type VariableRow } from '@hearth/persistence';
+import {
+  conversationRepository,
+  variablesRepository,
+  type Executor,
+  type VariableRow,
+} from '@hearth/persistence';
 import { MAIN_BRANCH } from '../conversation/session-conversation';
 import { requireWritableHost, type HostCache } from './variable-hosts';
 import {
@@ -45,18 +50,27 @@ export async function branchIdOfName(
   branchId: string,
 ): Promise<string> {
   if (branchId !== MAIN_BRANCH) return branchId;
-  const main = await variablesRepository.findBranchByName(db, accountId, sessionId, MAIN_BRANCH);
-  return main?.id ?? branchId;
+  const main = await conversationRepository.findBranchByName(db, sessionId, MAIN_BRANCH);
+  return main && main.account_id === accountId ? main.id : branchId;
 }
 
-/** A branch target whose branch is named `main` rewritten to the branch's id (and internal scope_id). */
+/**
+ * A branch target whose branch is named `main` rewritten to the branch's id (and internal scope_id).
+ * `mainIds` shares the lookups of one request: one per session, however many targets name it.
+ */
 export async function canonicalTarget(
   db: Executor,
   accountId: string,
   target: NormalisedTarget,
+  mainIds = new Map<string, Promise<string>>(),
 ): Promise<NormalisedTarget> {
   if (target.scope !== 'branch' || !target.sessionId || target.branchId !== MAIN_BRANCH) return target;
-  const branchId = await branchIdOfName(db, accountId, target.sessionId, target.branchId);
+  let id = mainIds.get(target.sessionId);
+  if (!id) {
+    id = branchIdOfName(db, accountId, target.sessionId, target.branchId);
+    mainIds.set(target.sessionId, id);
+  }
+  const branchId = await id;
   return { ...target, branchId, scopeId: branchScopeId(target.sessionId, branchId) };
 }
 
@@ -66,9 +80,10 @@ export async function canonicalWrites(
   accountId: string,
   writes: PreparedWrite[],
 ): Promise<PreparedWrite[]> {
+  const mainIds = new Map<string, Promise<string>>();
   const out: PreparedWrite[] = [];
   for (const write of writes)
-    out.push({ ...write, target: await canonicalTarget(db, accountId, write.target) });
+    out.push({ ...write, target: await canonicalTarget(db, accountId, write.target, mainIds) });
   return out;
 }
 
