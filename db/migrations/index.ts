@@ -27,6 +27,7 @@ import * as agents from './20261127100000_agents';
 import * as temporaryConversations from './20261127110000_temporary_conversations';
 import * as backup from './20261127120000_backup';
 import * as nodeGraphs from './20261127130000_node_graphs';
+import * as authorsNotePersonaPosition from './20261128100000_authors_note_persona_position';
 
 /**
  * Every migration, in order. Forward only: a landed migration is never edited; a change is a new file
@@ -61,4 +62,5 @@ export const migrations: Record<string, Migration> = {
   '20261127110000_temporary_conversations': temporaryConversations,
   '20261127120000_backup': backup,
   '20261127130000_node_graphs': nodeGraphs,
+  '20261128100000_authors_note_persona_position': authorsNotePersonaPosition,
 };

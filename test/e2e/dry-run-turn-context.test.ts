@@ -70,7 +70,21 @@ describe('loadTurnContext', () => {
       userInput: 'hi',
     });
     const input = ctx.engineInput;
-    expect(input.user).toEqual({ name: persona.snapshot.name, description: 'A wanderer.', in_prompt: true });
+    expect(input.user).toEqual({
+      name: persona.snapshot.name,
+      description: 'A wanderer.',
+      position: 'in_prompt',
+      depth: 2,
+      role: 'system',
+    });
+    // Nothing written: ST's default note (empty, every message, in chat at depth 4, system).
+    expect(input.authors_note).toEqual({
+      prompt: '',
+      interval: 1,
+      depth: 4,
+      position: 'in_chat',
+      role: 'system',
+    });
     expect(input.character).toMatchObject({ id: character.id, version_id: character.versionId });
     expect(input.character?.data.description).toBe('A character of the tests.');
     expect(input.preset).toMatchObject({ id: preset.id, version: 1 });

@@ -21,7 +21,10 @@ const DEFAULTS = {
   post_processing: 'none',
   timezone: 'UTC',
   persona_position: 'in_prompt',
+  persona_depth: 2,
+  persona_role: 'system',
   lorebook: { ...DEFAULT_LOREBOOK_SETTINGS },
+  authors_note: { prompt: '', interval: 1, depth: 4, position: 'in_chat', role: 'system' },
 };
 const UNSET = {
   prompt_mode: null,
@@ -29,7 +32,10 @@ const UNSET = {
   post_processing: null,
   timezone: null,
   persona_position: null,
+  persona_depth: null,
+  persona_role: null,
   lorebook: {},
+  authors_note: {},
 };
 
 describe('GET/PUT /sessions/:id/prompt-runtime/mode (session prompt settings)', () => {
@@ -212,7 +218,8 @@ describe('GET/PUT /sessions/:id/prompt-runtime/mode (session prompt settings)', 
       for (const macro_engine of ['classic', 'v2']) await put(s, { macro_engine }).expect(200);
       for (const prompt_mode of ['compat_strict', 'compat_plus', 'native'])
         await put(s, { prompt_mode }).expect(200);
-      for (const persona_position of ['in_prompt', 'none']) await put(s, { persona_position }).expect(200);
+      for (const persona_position of ['in_prompt', 'top_an', 'bottom_an', 'at_depth', 'none'])
+        await put(s, { persona_position }).expect(200);
     });
   });
 
@@ -237,7 +244,7 @@ describe('GET/PUT /sessions/:id/prompt-runtime/mode (session prompt settings)', 
       ['macro_engine', 'new'],
       ['post_processing', 'STRICT'],
       ['post_processing', 'claude'],
-      ['persona_position', 'at_depth'],
+      ['persona_position', 'after_char'],
       ['timezone', 'Mars/Olympus'],
       ['timezone', ''],
       ['timezone', 5],

@@ -12,8 +12,8 @@ import { PutPromptSettingsDto } from './prompt-settings.dto';
 
 /**
  * Spec 2's "prompt-runtime mode and assets" routes. Mode: the session's prompt settings (prompt mode, macro engine,
- * post-processing, timezone, persona position, lorebook scan settings), docs/decisions.md "Prompt
- * settings", in `{data}`.
+ * post-processing, timezone, persona position, lorebook scan settings, author's note), docs/decisions.md
+ * "Prompt settings", in `{data}`.
  */
 @ApiTags('prompt runtime')
 @Envelope('data')

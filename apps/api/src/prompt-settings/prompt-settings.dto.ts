@@ -32,9 +32,31 @@ export class PutPromptSettingsDto {
   @Allow()
   timezone?: unknown;
 
-  @ApiPropertyOptional({ enum: ['in_prompt', 'none'], nullable: true, description: RESET })
+  @ApiPropertyOptional({
+    enum: ['in_prompt', 'top_an', 'bottom_an', 'at_depth', 'none'],
+    nullable: true,
+    description: `where the persona description goes (SillyTavern's persona position; the session wins over the user card's); ${RESET}`,
+  })
   @Allow()
   persona_position?: unknown;
+
+  @ApiPropertyOptional({
+    type: Number,
+    minimum: 0,
+    maximum: 10000,
+    nullable: true,
+    description: `in-chat depth of the persona description with at_depth; ${RESET}`,
+  })
+  @Allow()
+  persona_depth?: unknown;
+
+  @ApiPropertyOptional({
+    enum: ['system', 'user', 'assistant'],
+    nullable: true,
+    description: `role of the persona description with at_depth; ${RESET}`,
+  })
+  @Allow()
+  persona_role?: unknown;
 
   @ApiPropertyOptional({
     type: Object,
@@ -46,6 +68,18 @@ export class PutPromptSettingsDto {
   })
   @Allow()
   lorebook?: unknown;
+
+  @ApiPropertyOptional({
+    type: Object,
+    nullable: true,
+    description:
+      "the chat's author's note (SillyTavern chat_metadata note_*): prompt (string, at most 100,000 " +
+      'characters), interval (0-9999; 1 = every message, 0 = never), depth (0-10000), position ' +
+      '(after_scenario, in_chat, before_prompt), role (system, user, assistant): merged key by key, a null ' +
+      'key resets it, null resets all',
+  })
+  @Allow()
+  authors_note?: unknown;
 
   @ApiPropertyOptional({
     type: Number,

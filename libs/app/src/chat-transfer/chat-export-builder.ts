@@ -1,9 +1,12 @@
 import {
+  AUTHORS_NOTE_DEFAULTS,
   isPlainObject,
   NCHAT_SPEC,
   NCHAT_SPEC_VERSION,
   serializeExtJsonl,
   serializeNchat,
+  NOTE_METADATA_KEYS,
+  type AuthorsNote,
   type ExtJsonlExportFloor,
   type JsonObject,
   type NchatData,
@@ -17,11 +20,13 @@ import {
   assetVersionsRepository,
   charactersRepository,
   chatTransferRepository,
+  sessionPromptSettingsRepository,
   type Executor,
   type SessionRow,
   type SessionTree,
 } from '@hearth/persistence';
 import { MAIN_BRANCH } from '../conversation/session-conversation';
+import { storedSettings } from '../prompt-settings/prompt-settings-rules';
 import {
   CHAT_CONTENT_TYPES,
   EXPORT_APP_VERSION,
@@ -52,7 +57,8 @@ export interface BuiltChatExport {
  * Builds the export file of a session from storage (spec 3 "Chat file formats"): `nchat` keeps every
  * branch, line, floor (any state, superseded ones too), page and message with all stored fields, plus
  * variables and memories when asked; `ext_jsonl` writes the live committed floors of `main` (the lineage of
- * its head, without superseded floors), pages merged into swipes, with the header an import kept.
+ * its head, without superseded floors), pages merged into swipes, with the header an import kept and the
+ * session's author's note in its `chat_metadata.note_*`.
  */
 export async function buildChatExport(
   db: Executor,
@@ -69,8 +75,13 @@ export async function buildChatExport(
     const header = isPlainObject(stored?.ext_jsonl_header) ? stored.ext_jsonl_header : null;
     const fileCharacterName =
       characterName ?? firstSpeaker(tree, floors) ?? headerName(header, 'character_name') ?? session.title;
+    const settings = storedSettings(await sessionPromptSettingsRepository.find(db, session.id));
     const content = serializeExtJsonl(
-      { header, floors: floors.map((floor) => extFloor(tree, floor.id)) },
+      {
+        header,
+        authors_note: exportedAuthorsNote(header, settings.authors_note),
+        floors: floors.map((floor) => extFloor(tree, floor.id)),
+      },
       {
         user_name: headerName(header, 'user_name') ?? 'User',
         character_name: characterName ?? headerName(header, 'character_name') ?? fileCharacterName,
@@ -345,4 +356,21 @@ function characterBinding(session: SessionRow, imported: unknown, name: string |
     };
   }
   return isPlainObject(imported) ? imported : null;
+}
+
+/**
+ * The note keys an `ext_jsonl` header carries (ST keeps the note in `chat_metadata.note_*`): every key the
+ * session has set, and every key the captured header already had, each with the value turns use (a key
+ * cleared after the import goes out as its default, not as the imported value). Keys neither set nor in
+ * the header stay out, so ST fills them from its own defaults as for any chat lacking them.
+ */
+function exportedAuthorsNote(header: JsonObject | null, stored: Partial<AuthorsNote>): Partial<AuthorsNote> {
+  const metadata = isPlainObject(header?.chat_metadata) ? header.chat_metadata : {};
+  const effective: AuthorsNote = { ...AUTHORS_NOTE_DEFAULTS, ...stored };
+  const note: Partial<AuthorsNote> = {};
+  for (const key of Object.keys(NOTE_METADATA_KEYS) as Array<keyof AuthorsNote>) {
+    if (stored[key] !== undefined || NOTE_METADATA_KEYS[key] in metadata)
+      (note as Record<string, unknown>)[key] = effective[key];
+  }
+  return note;
 }

@@ -1,4 +1,5 @@
 import {
+  authorsNoteOfHeader,
   ID_PREFIX,
   importParseError,
   isPlainObject,
@@ -13,6 +14,7 @@ import {
 import { tokenCounter } from '@hearth/domain/prompt/shared/token-counter';
 import {
   chatTransferRepository,
+  sessionPromptSettingsRepository,
   type BranchRow,
   type BranchesTable,
   type FloorLinesTable,
@@ -27,6 +29,7 @@ import type { Insertable } from 'kysely';
 import { FLOOR_LINE_PREFIX } from '../conversation/floor-writes';
 import { MESSAGE_TOKEN_ENCODING } from '../conversation/message-writes';
 import { MAIN_BRANCH } from '../conversation/session-conversation';
+import { validAuthorsNoteKeys } from '../prompt-settings/prompt-settings-rules';
 import { VARIABLE_ID_PREFIX } from '../variables/variable-rules';
 
 /**
@@ -149,6 +152,40 @@ export async function writeExtJsonlImport(
     character_binding: null,
     created_at: now,
   });
+}
+
+/**
+ * `ext_jsonl`: the header's author's note (ST `chat_metadata.note_*`) becomes the new session's
+ * `authors_note` prompt settings (version 1, written by `updatedBy`): only the keys present with a value
+ * the settings route accepts (a longer text, an interval or depth out of range, an unknown position or
+ * role is left out, and the default applies). No row when no key qualifies. Returns the keys written.
+ */
+export async function writeImportedAuthorsNote(
+  tx: Tx,
+  session: SessionRow,
+  parsed: ParsedExtJsonl,
+  updatedBy: string,
+): Promise<string[]> {
+  const note = validAuthorsNoteKeys(authorsNoteOfHeader(parsed.header));
+  const keys = Object.keys(note);
+  if (keys.length === 0) return [];
+  await sessionPromptSettingsRepository.insert(tx, {
+    session_id: session.id,
+    account_id: session.account_id,
+    prompt_mode: null,
+    macro_engine: null,
+    post_processing: null,
+    timezone: null,
+    persona_position: null,
+    persona_depth: null,
+    persona_role: null,
+    lorebook_settings: json({}),
+    authors_note: json(note),
+    version: 1,
+    updated_at: Date.now(),
+    updated_by: updatedBy,
+  });
+  return keys;
 }
 
 /**

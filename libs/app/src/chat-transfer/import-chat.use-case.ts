@@ -22,7 +22,14 @@ import { CONFIG, DB, type AppConfig } from '@hearth/platform';
 import { OperationLogWriter } from '../operation-logs/operation-log-writer';
 import { MAIN_BRANCH } from '../conversation/session-conversation';
 import { createSessionInTransaction } from '../sessions/create-session.use-case';
-import { nchatExtras, writeExtJsonlImport, writeNchatImport, type NchatExtras } from './chat-import-writer';
+import { promptRuntimeWriterId } from '../prompt-runtime/prompt-runtime-access';
+import {
+  nchatExtras,
+  writeExtJsonlImport,
+  writeImportedAuthorsNote,
+  writeNchatImport,
+  type NchatExtras,
+} from './chat-import-writer';
 import {
   chatImportCharacterNotFound,
   chatTitle,
@@ -103,7 +110,7 @@ export interface ChatImportDeps {
 /**
  * Builds the session of an imported chat inside the caller's transaction: a new session (its own
  * `session_default` Project, no greeting) bound to `binding` (pinned), then every floor, page, message,
- * variable and memory of the file; logs `create_session` and `import_chat` (counts only).
+ * variable and memory of the file (and, from an `ext_jsonl` header, the author's note settings); logs `create_session` and `import_chat` (counts only).
  */
 export async function importChatInTransaction(
   tx: Tx,
@@ -152,6 +159,7 @@ export async function importChatInTransaction(
     };
   } else {
     await writeExtJsonlImport(tx, session, main, file.parsed);
+    await writeImportedAuthorsNote(tx, session, file.parsed, promptRuntimeWriterId(actor));
     const counts = file.parsed.counts;
     result = {
       session_id: session.id,

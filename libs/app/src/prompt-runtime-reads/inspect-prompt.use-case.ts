@@ -56,7 +56,22 @@ export function summariseEngineInput(ctx: TurnContext) {
     branch_id: ctx.branch.id,
     parent_floor_id: ctx.parentFloor?.id ?? null,
     next_floor_no: ctx.nextFloorNo,
-    user: { name: input.user.name, description_length: input.user.description?.length ?? 0 },
+    user: {
+      name: input.user.name,
+      description_length: input.user.description?.length ?? 0,
+      position: input.user.position ?? 'in_prompt',
+      depth: input.user.depth ?? null,
+      role: input.user.role ?? null,
+    },
+    authors_note: input.authors_note
+      ? {
+          prompt_length: input.authors_note.prompt.length,
+          interval: input.authors_note.interval,
+          depth: input.authors_note.depth,
+          position: input.authors_note.position,
+          role: input.authors_note.role,
+        }
+      : null,
     character: input.character
       ? {
           id: input.character.id ?? null,

@@ -1,8 +1,19 @@
-import { validationError } from '@hearth/domain';
+import { ST_PROMPT_ROLES, validationError, type PersonaPlacement } from '@hearth/domain';
 import {
   POST_PROCESSING_MODES,
   type PostProcessingMode,
 } from '@hearth/domain/prompt/assembly/post-processing';
+import {
+  AUTHORS_NOTE_DEFAULTS,
+  AUTHORS_NOTE_POSITIONS,
+  MAX_INJECTION_DEPTH,
+  PERSONA_DEPTH_DEFAULT,
+  PERSONA_POSITIONS,
+  PERSONA_ROLE_DEFAULT,
+  type AuthorsNote,
+  type PersonaPosition,
+  type PromptRoleName,
+} from '@hearth/domain/prompt/engine/authors-note';
 import type { PromptMode } from '@hearth/domain/prompt/injections';
 import {
   DEFAULT_LOREBOOK_SETTINGS,
@@ -11,6 +22,7 @@ import {
 } from '@hearth/domain/prompt/lorebook';
 import type { MacroEngineKind } from '@hearth/domain/prompt/macros';
 import { isValidTimeZone } from '@hearth/domain/prompt/macros/time-format';
+import { isUnstorableText } from '@hearth/domain/text/storable-text';
 import type { SessionPromptSettingsRow } from '@hearth/persistence';
 
 /**
@@ -19,21 +31,34 @@ import type { SessionPromptSettingsRow } from '@hearth/persistence';
  * and what a turn reads of them.
  */
 
-export type PersonaPosition = 'in_prompt' | 'none';
-
 export const PROMPT_MODES: readonly PromptMode[] = ['compat_strict', 'compat_plus', 'native'];
 export const MACRO_ENGINES: readonly MacroEngineKind[] = ['classic', 'v2'];
-export const PERSONA_POSITIONS: readonly PersonaPosition[] = ['in_prompt', 'none'];
+/** The roles of the persona at depth and of the note, in ST's `extension_prompt_roles` order. */
+export const PROMPT_ROLES: readonly PromptRoleName[] = ST_PROMPT_ROLES;
 
-/** The top-level settings of the route (besides `lorebook`). */
+/** The top-level settings of the route (besides the `lorebook` and `authors_note` objects). */
 export const PROMPT_SETTING_FIELDS = [
   'prompt_mode',
   'macro_engine',
   'post_processing',
   'timezone',
   'persona_position',
+  'persona_depth',
+  'persona_role',
 ] as const;
 export type PromptSettingField = (typeof PROMPT_SETTING_FIELDS)[number];
+/** The object settings: merged key by key. */
+const OBJECT_SETTING_FIELDS = ['lorebook', 'authors_note'] as const;
+const ALL_SETTING_FIELDS = [...PROMPT_SETTING_FIELDS, ...OBJECT_SETTING_FIELDS];
+
+/** The persona settings a user card may also give (session > card > default). */
+export const PERSONA_SETTING_FIELDS = ['persona_position', 'persona_depth', 'persona_role'] as const;
+type PersonaSettingField = (typeof PERSONA_SETTING_FIELDS)[number];
+const PERSONA_CARD_KEY: Record<PersonaSettingField, keyof PersonaPlacement> = {
+  persona_position: 'position',
+  persona_depth: 'depth',
+  persona_role: 'role',
+};
 
 export interface PromptSettingsValues {
   prompt_mode: PromptMode;
@@ -41,13 +66,17 @@ export interface PromptSettingsValues {
   post_processing: PostProcessingMode;
   timezone: string;
   persona_position: PersonaPosition;
+  persona_depth: number;
+  persona_role: PromptRoleName;
   lorebook: LorebookSettings;
+  authors_note: AuthorsNote;
 }
 
 /**
  * The defaults: SillyTavern 1.18 as a fresh install ships it (chat completion post-processing `''`, the
- * newer macro engine on, persona "in prompt", the world-info values of `DEFAULT_LOREBOOK_SETTINGS`), plus
- * Hearth's own prompt mode default and UTC.
+ * newer macro engine on, persona "in prompt" (depth 2, system for "at depth"), the world-info values of
+ * `DEFAULT_LOREBOOK_SETTINGS`, the author's note of `AUTHORS_NOTE_DEFAULTS`: empty, every message, in chat
+ * at depth 4 as system), plus Hearth's own prompt mode default and UTC.
  */
 export const PROMPT_SETTINGS_DEFAULTS: Readonly<PromptSettingsValues> = Object.freeze({
   prompt_mode: 'compat_strict',
@@ -55,8 +84,23 @@ export const PROMPT_SETTINGS_DEFAULTS: Readonly<PromptSettingsValues> = Object.f
   post_processing: 'none',
   timezone: 'UTC',
   persona_position: 'in_prompt',
+  persona_depth: PERSONA_DEPTH_DEFAULT,
+  persona_role: PERSONA_ROLE_DEFAULT,
   lorebook: { ...DEFAULT_LOREBOOK_SETTINGS },
+  authors_note: { ...AUTHORS_NOTE_DEFAULTS },
 });
+
+/**
+ * Hearth's bounds of the author's note: the text at most 100,000 characters (code points; ST has no
+ * limit, this keeps one setting far below the row and prompt budgets), no NUL or lone surrogate (Postgres
+ * cannot store them); `interval` 0-9999 (ST's input `max`); `depth` 0..MAX_INJECTION_DEPTH.
+ */
+export const AUTHORS_NOTE_LIMITS = Object.freeze({
+  prompt_chars: 100_000,
+  interval_max: 9999,
+});
+
+const AUTHORS_NOTE_KEYS = Object.keys(AUTHORS_NOTE_DEFAULTS) as Array<keyof AuthorsNote>;
 
 /**
  * Upper bounds for the lorebook numbers, from SillyTavern's world-info sliders (the engine's resolver
@@ -82,8 +126,12 @@ export interface PromptSettingsPatch {
   post_processing?: PostProcessingMode | null;
   timezone?: string | null;
   persona_position?: PersonaPosition | null;
+  persona_depth?: number | null;
+  persona_role?: PromptRoleName | null;
   /** null clears every lorebook setting; an object sets (value) or clears (null) each named key. */
   lorebook?: Partial<Record<keyof LorebookSettings, unknown>> | null;
+  /** Like `lorebook`, for the author's note keys. */
+  authors_note?: Partial<Record<keyof AuthorsNote, unknown>> | null;
 }
 
 type FieldProblem = { field: string; problems: string[] };
@@ -123,15 +171,60 @@ function describeLorebookRule(key: keyof LorebookSettings): string {
   return `must be ${kind} from ${min} to ${LOREBOOK_SETTING_MAX[key]} (or null to reset)`;
 }
 
+const isDepth = (value: unknown): boolean =>
+  typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= MAX_INJECTION_DEPTH;
+
+/**
+ * One author's note value against Hearth's bounds (`AUTHORS_NOTE_LIMITS`), or the problem; the route,
+ * the `ext_jsonl` import (which keeps only the valid keys of a file) and nothing else write the note.
+ */
+export function authorsNoteValueProblem(key: keyof AuthorsNote, value: unknown): string | null {
+  switch (key) {
+    case 'prompt':
+      if (typeof value !== 'string') return 'must be a string (or null to reset)';
+      if ([...value].length > AUTHORS_NOTE_LIMITS.prompt_chars)
+        return `must be at most ${AUTHORS_NOTE_LIMITS.prompt_chars} characters`;
+      return isUnstorableText(value) ? 'must not contain NUL characters or unpaired surrogates' : null;
+    case 'interval':
+      return typeof value === 'number' &&
+        Number.isInteger(value) &&
+        value >= 0 &&
+        value <= AUTHORS_NOTE_LIMITS.interval_max
+        ? null
+        : `must be an integer from 0 to ${AUTHORS_NOTE_LIMITS.interval_max} (or null to reset)`;
+    case 'depth':
+      return isDepth(value) ? null : `must be an integer from 0 to ${MAX_INJECTION_DEPTH} (or null to reset)`;
+    case 'position':
+      return (AUTHORS_NOTE_POSITIONS as readonly unknown[]).includes(value)
+        ? null
+        : `must be one of ${AUTHORS_NOTE_POSITIONS.join(', ')} (or null to reset)`;
+    case 'role':
+      return (PROMPT_ROLES as readonly unknown[]).includes(value)
+        ? null
+        : `must be one of ${PROMPT_ROLES.join(', ')} (or null to reset)`;
+  }
+}
+
+/** The keys of `note` whose values pass `authorsNoteValueProblem` (an import keeps only these). */
+export function validAuthorsNoteKeys(
+  note: Partial<Record<keyof AuthorsNote, unknown>>,
+): Partial<AuthorsNote> {
+  const valid: Partial<Record<keyof AuthorsNote, unknown>> = {};
+  for (const key of AUTHORS_NOTE_KEYS) {
+    if (note[key] !== undefined && authorsNoteValueProblem(key, note[key]) === null) valid[key] = note[key];
+  }
+  return valid as Partial<AuthorsNote>;
+}
+
 /**
  * Checks a PUT body. Every problem is a 400 `validation_error` naming its path in `details.fields`
  * (`lorebook.scanDepth`, …); a body without any setting is 400 too.
  */
 export function checkPromptSettingsPut(body: Record<string, unknown>): PromptSettingsPatch {
-  const present = [...PROMPT_SETTING_FIELDS, 'lorebook'].filter((f) => body[f] !== undefined);
+  const present = ALL_SETTING_FIELDS.filter((f) => body[f] !== undefined);
   if (present.length === 0) {
-    throw validationError(`Send at least one of ${[...PROMPT_SETTING_FIELDS, 'lorebook'].join(', ')}`, {
-      fields: [...PROMPT_SETTING_FIELDS, 'lorebook'].map((field) => ({
+    throw validationError(`Send at least one of ${ALL_SETTING_FIELDS.join(', ')}`, {
+      fields: ALL_SETTING_FIELDS.map((field) => ({
         field,
         problems: ['at least one setting is required'],
       })),
@@ -142,6 +235,12 @@ export function checkPromptSettingsPut(body: Record<string, unknown>): PromptSet
   checkEnum('macro_engine', body.macro_engine, MACRO_ENGINES, problems);
   checkEnum('post_processing', body.post_processing, POST_PROCESSING_MODES, problems);
   checkEnum('persona_position', body.persona_position, PERSONA_POSITIONS, problems);
+  checkEnum('persona_role', body.persona_role, PROMPT_ROLES, problems);
+  if (body.persona_depth !== undefined && body.persona_depth !== null && !isDepth(body.persona_depth))
+    problems.push({
+      field: 'persona_depth',
+      problems: [`must be an integer from 0 to ${MAX_INJECTION_DEPTH} (or null to reset)`],
+    });
   const tz = body.timezone;
   if (tz !== undefined && tz !== null) {
     if (typeof tz !== 'string' || tz.length === 0 || !isValidTimeZone(tz))
@@ -164,6 +263,26 @@ export function checkPromptSettingsPut(body: Record<string, unknown>): PromptSet
       }
     }
   }
+  const note = body.authors_note;
+  if (note !== undefined && note !== null) {
+    if (!isPlain(note)) {
+      problems.push({
+        field: 'authors_note',
+        problems: ['must be an object (or null to reset every key)'],
+      });
+    } else {
+      for (const [key, value] of Object.entries(note)) {
+        const field = `authors_note.${key}`;
+        if (!(AUTHORS_NOTE_KEYS as string[]).includes(key)) {
+          problems.push({ field, problems: [`unknown key; known: ${AUTHORS_NOTE_KEYS.join(', ')}`] });
+          continue;
+        }
+        if (value === null) continue;
+        const problem = authorsNoteValueProblem(key as keyof AuthorsNote, value);
+        if (problem) problems.push({ field, problems: [problem] });
+      }
+    }
+  }
   if (problems.length > 0)
     throw validationError(problems.map((p) => `${p.field}: ${p.problems.join(', ')}`).join('; '), {
       fields: problems,
@@ -172,17 +291,21 @@ export function checkPromptSettingsPut(body: Record<string, unknown>): PromptSet
   for (const f of PROMPT_SETTING_FIELDS)
     if (body[f] !== undefined) (patch as Record<string, unknown>)[f] = body[f];
   if (lorebook !== undefined) patch.lorebook = lorebook as PromptSettingsPatch['lorebook'];
+  if (note !== undefined) patch.authors_note = note as PromptSettingsPatch['authors_note'];
   return patch;
 }
 
-/** The stored settings as written (only set fields; `lorebook` only the written keys). */
+/** The stored settings as written (only set fields; `lorebook` and `authors_note` only the written keys). */
 export interface StoredPromptSettings {
   prompt_mode: PromptMode | null;
   macro_engine: MacroEngineKind | null;
   post_processing: PostProcessingMode | null;
   timezone: string | null;
   persona_position: PersonaPosition | null;
+  persona_depth: number | null;
+  persona_role: PromptRoleName | null;
   lorebook: Partial<LorebookSettings>;
+  authors_note: Partial<AuthorsNote>;
 }
 
 export function storedSettings(row: SessionPromptSettingsRow | null | undefined): StoredPromptSettings {
@@ -192,51 +315,84 @@ export function storedSettings(row: SessionPromptSettingsRow | null | undefined)
     post_processing: row?.post_processing ?? null,
     timezone: row?.timezone ?? null,
     persona_position: row?.persona_position ?? null,
+    persona_depth: row?.persona_depth ?? null,
+    persona_role: row?.persona_role ?? null,
     lorebook: (isPlain(row?.lorebook_settings) ? row.lorebook_settings : {}) as Partial<LorebookSettings>,
+    authors_note: (isPlain(row?.authors_note) ? row.authors_note : {}) as Partial<AuthorsNote>,
   };
 }
 
-/** The stored settings with the patch applied (null clears; an emptied lorebook object stays `{}`). */
+/** `object` with a key-by-key patch applied (null on a key clears it, a null patch clears them all). */
+function mergeKeys<T extends object>(object: T, patch: Record<string, unknown> | null | undefined): T {
+  if (patch === null) return {} as T;
+  const next = { ...object } as Record<string, unknown>;
+  for (const [key, value] of Object.entries(patch ?? {})) {
+    if (value === null) delete next[key];
+    else next[key] = value;
+  }
+  return next as T;
+}
+
+/** The stored settings with the patch applied (null clears; an emptied object setting stays `{}`). */
 export function applyPromptSettingsPatch(
   stored: StoredPromptSettings,
   patch: PromptSettingsPatch,
 ): StoredPromptSettings {
-  const next: StoredPromptSettings = { ...stored, lorebook: { ...stored.lorebook } };
+  const next: StoredPromptSettings = {
+    ...stored,
+    lorebook: mergeKeys(stored.lorebook, patch.lorebook),
+    authors_note: mergeKeys(stored.authors_note, patch.authors_note),
+  };
   for (const f of PROMPT_SETTING_FIELDS) {
     const value = patch[f];
     if (value !== undefined) (next as unknown as Record<string, unknown>)[f] = value;
   }
-  if (patch.lorebook === null) next.lorebook = {};
-  else if (patch.lorebook) {
-    for (const [key, value] of Object.entries(patch.lorebook)) {
-      if (value === null) delete (next.lorebook as Record<string, unknown>)[key];
-      else (next.lorebook as Record<string, unknown>)[key] = value;
-    }
-  }
   return next;
 }
 
-/** Names of the fields whose stored value differs (`lorebook.<key>` for lorebook keys), sorted. */
+/**
+ * Names of the fields whose stored value differs (`lorebook.<key>` / `authors_note.<key>` for the keys
+ * of the object settings), sorted within each object.
+ */
 export function changedPromptSettings(a: StoredPromptSettings, b: StoredPromptSettings): string[] {
   const changed: string[] = PROMPT_SETTING_FIELDS.filter((f) => a[f] !== b[f]);
-  const keys = new Set([...Object.keys(a.lorebook), ...Object.keys(b.lorebook)]);
-  for (const key of [...keys].sort()) {
-    const x = (a.lorebook as Record<string, unknown>)[key];
-    const y = (b.lorebook as Record<string, unknown>)[key];
-    if (x !== y) changed.push(`lorebook.${key}`);
+  for (const field of OBJECT_SETTING_FIELDS) {
+    const x = a[field] as Record<string, unknown>;
+    const y = b[field] as Record<string, unknown>;
+    const keys = new Set([...Object.keys(x), ...Object.keys(y)]);
+    for (const key of [...keys].sort()) if (x[key] !== y[key]) changed.push(`${field}.${key}`);
   }
   return changed;
 }
 
-/** The values a turn uses: stored value, else the default. */
-export function effectivePromptSettings(stored: StoredPromptSettings): PromptSettingsValues {
+/**
+ * The values a turn uses: stored value, else (the persona's place only) what the session's user card
+ * says, else the default (docs/decisions.md "Author's note and persona position").
+ */
+export function effectivePromptSettings(
+  stored: StoredPromptSettings,
+  card: PersonaPlacement = {},
+): PromptSettingsValues {
   const d = PROMPT_SETTINGS_DEFAULTS;
   return {
     prompt_mode: stored.prompt_mode ?? d.prompt_mode,
     macro_engine: stored.macro_engine ?? d.macro_engine,
     post_processing: stored.post_processing ?? d.post_processing,
     timezone: stored.timezone ?? d.timezone,
-    persona_position: stored.persona_position ?? d.persona_position,
+    persona_position: stored.persona_position ?? card.position ?? d.persona_position,
+    persona_depth: stored.persona_depth ?? card.depth ?? d.persona_depth,
+    persona_role: stored.persona_role ?? card.role ?? d.persona_role,
     lorebook: resolveLorebookSettings(stored.lorebook).settings,
+    authors_note: { ...d.authors_note, ...stored.authors_note },
   };
+}
+
+/** Where each persona setting of `effectivePromptSettings` comes from. */
+export function personaSettingSource(
+  stored: StoredPromptSettings,
+  card: PersonaPlacement,
+  field: PersonaSettingField,
+): 'session' | 'user_card' | 'default' {
+  if (stored[field] !== null) return 'session';
+  return card[PERSONA_CARD_KEY[field]] !== undefined ? 'user_card' : 'default';
 }

@@ -15,14 +15,15 @@ import {
   checkPromptSettingsPut,
   storedSettings,
 } from './prompt-settings-rules';
+import { sessionPersonaPlacement } from './persona-placement';
 import { toPromptSettingsView, type PromptSettingsView } from './prompt-settings-view';
 
 export type PutPromptSettingsInput = Record<string, unknown> & { expected_version?: number };
 
 /**
  * `PUT /sessions/:id/prompt-runtime/mode`: partial, like the policy PATCH — a field sent sets it, `null`
- * resets it to the default, an absent field stays; `lorebook` merges key by key (`null` resets a key, a
- * `null` object resets them all). Owner only (`project.session.write`); the session row is locked, so
+ * resets it to the default, an absent field stays; `lorebook` and `authors_note` merge key by key (`null`
+ * resets a key, a `null` object resets them all). Owner only (`project.session.write`); the session row is locked, so
  * concurrent writes apply one after another; `expected_version` guards against a stale writer (409
  * `prompt_settings_conflict`). A write that changes nothing writes nothing; a change logs
  * `update_prompt_settings` (versions and field names, never values of free text).
@@ -40,6 +41,7 @@ export class PutPromptSettingsUseCase {
     return inTransaction(this.db, async ({ tx }) => {
       const target = await requirePromptRuntimeTarget(this.access, tx, actor, sessionId, null, 'write');
       const before = await sessionPromptSettingsRepository.find(tx, target.session.id);
+      const card = await sessionPersonaPlacement(tx, target.session);
       const currentVersion = before?.version ?? 0;
       if (input.expected_version !== undefined && input.expected_version !== currentVersion) {
         throw new DomainError(
@@ -53,7 +55,7 @@ export class PutPromptSettingsUseCase {
       const next = applyPromptSettingsPatch(stored, patch);
       const changed = changedPromptSettings(stored, next);
       if (changed.length === 0 || canonicalJson(next) === canonicalJson(stored))
-        return toPromptSettingsView(target.session.id, before);
+        return toPromptSettingsView(target.session.id, before, card);
       const now = Date.now();
       const values = {
         prompt_mode: next.prompt_mode,
@@ -61,7 +63,10 @@ export class PutPromptSettingsUseCase {
         post_processing: next.post_processing,
         timezone: next.timezone,
         persona_position: next.persona_position,
+        persona_depth: next.persona_depth,
+        persona_role: next.persona_role,
         lorebook_settings: JSON.stringify(next.lorebook),
+        authors_note: JSON.stringify(next.authors_note),
         updated_at: now,
         updated_by: promptRuntimeWriterId(actor),
       };
@@ -85,7 +90,7 @@ export class PutPromptSettingsUseCase {
         after_ref: { version: row.version },
         metadata: { changed_fields: changed },
       });
-      return toPromptSettingsView(target.session.id, row);
+      return toPromptSettingsView(target.session.id, row, card);
     });
   }
 }

@@ -1,5 +1,12 @@
 import { createHash } from 'node:crypto';
-import { DomainError, isPlainObject, LruMap, type NormalizedWorldbookEntry } from '@hearth/domain';
+import {
+  DomainError,
+  isPlainObject,
+  LruMap,
+  personaPlacementOfSnapshot,
+  type NormalizedWorldbookEntry,
+  type PersonaPlacement,
+} from '@hearth/domain';
 import type { PromptEngineInput } from '@hearth/domain/prompt/engine';
 import { INJECTION_LIMITS, type InjectionItem } from '@hearth/domain/prompt/injections';
 import type { PolicyLayer } from '@hearth/domain/prompt/policy';
@@ -163,9 +170,10 @@ export async function loadTurnContext(
     ),
   ]);
   const settingsRow = state.promptSettings ?? undefined;
-  // The session's prompt settings (docs/decisions.md "Prompt settings"): written value, else ST's default.
+  // The session's prompt settings (docs/decisions.md "Prompt settings"): written value, else (the
+  // persona's place) the user card's, else ST's default.
   const storedPromptSettings = storedSettings(settingsRow);
-  const promptSettings = effectivePromptSettings(storedPromptSettings);
+  const promptSettings = effectivePromptSettings(storedPromptSettings, persona.placement);
 
   const card = character?.data ?? null;
   const charName = typeof card?.name === 'string' && card.name ? card.name : 'Assistant';
@@ -238,8 +246,11 @@ export async function loadTurnContext(
     user: {
       name: persona.name,
       description: persona.description,
-      in_prompt: promptSettings.persona_position === 'in_prompt',
+      position: promptSettings.persona_position,
+      depth: promptSettings.persona_depth,
+      role: promptSettings.persona_role,
     },
+    authors_note: promptSettings.authors_note,
     character: character ? { id: character.characterId, version_id: character.versionId, data: card! } : null,
     preset: preset
       ? { id: preset.id, version: preset.versionNo, updated_at: preset.updatedAt, data: preset.data }
@@ -559,12 +570,19 @@ const characterBookUnreadable = (): TurnContextWarning => ({
   message: 'The card’s character_book cannot be read; skipped',
 });
 
+interface LoadedPersona {
+  name: string;
+  description: string | null;
+  /** The card's own `position`/`depth`/`role` (ST persona descriptor), below the session's settings. */
+  placement: PersonaPlacement;
+}
+
 async function loadPersona(
   db: Executor,
   session: SessionRow,
   warnings: TurnContextWarning[],
-): Promise<{ name: string; description: string | null }> {
-  if (!session.user_card_id) return { name: 'User', description: null };
+): Promise<LoadedPersona> {
+  if (!session.user_card_id) return { name: 'User', description: null, placement: {} };
   const card = await userCardsRepository.findLive(db, session.account_id, session.user_card_id);
   if (!card) {
     warnings.push({
@@ -572,11 +590,15 @@ async function loadPersona(
       message: 'The session’s user card is not available; the persona is `User`',
       user_card_id: session.user_card_id,
     });
-    return { name: 'User', description: null };
+    return { name: 'User', description: null, placement: {} };
   }
   const snapshot = (isPlainObject(card.snapshot) ? card.snapshot : {}) as Record<string, unknown>;
   const name = typeof snapshot.name === 'string' && snapshot.name ? snapshot.name : card.name;
-  return { name, description: typeof snapshot.description === 'string' ? snapshot.description : null };
+  return {
+    name,
+    description: typeof snapshot.description === 'string' ? snapshot.description : null,
+    placement: personaPlacementOfSnapshot(snapshot),
+  };
 }
 
 async function loadPreset(

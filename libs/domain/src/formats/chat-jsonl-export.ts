@@ -1,5 +1,7 @@
+import type { AuthorsNote } from '../prompt/engine/authors-note';
 import { cloneJson, isPlainObject, JsonObject } from './format.rules';
 import type { ChatMessageRole, ChatPageKind, ExtJsonlCapture } from './chat-jsonl';
+import { withAuthorsNote } from './chat-jsonl-note';
 
 /**
  * Export of chats to SillyTavern's line-based file, `ext_jsonl` (spec 3 "Exports"; external-formats.md
@@ -33,6 +35,11 @@ export interface ExtJsonlExportFloor {
 export interface ExtJsonlExportInput {
   /** The header captured at import, written unchanged; absent: a new ST 1.18 header. */
   header?: JsonObject | null;
+  /**
+   * The chat's author's note as the session stores it: its set keys overlay the header's
+   * `chat_metadata.note_*` (a new header gets them too); unset keys leave the header as it was.
+   */
+  authors_note?: Partial<AuthorsNote> | null;
   /** Live committed floors of the exported branch, oldest first (the caller filters). */
   floors: ExtJsonlExportFloor[];
 }
@@ -54,9 +61,12 @@ export const ST_NARRATOR_NAME = 'System';
  * chats have no tool lines); `narrator` and `system` messages become ST narrator lines.
  */
 export function serializeExtJsonl(input: ExtJsonlExportInput, options: ExtJsonlExportOptions): string {
-  const header = input.header
-    ? cloneJson(input.header)
-    : { chat_metadata: {}, user_name: 'unused', character_name: 'unused' };
+  const header = withAuthorsNote(
+    input.header
+      ? cloneJson(input.header)
+      : { chat_metadata: {}, user_name: 'unused', character_name: 'unused' },
+    input.authors_note,
+  );
   const out: string[] = [JSON.stringify(header)];
   for (const floor of input.floors) {
     for (const kind of ['greeting', 'input', 'output'] as const) {

@@ -9,3 +9,6 @@ export * from './nchat';
 export * from './chat-send-date';
 export * from './chat-jsonl-export';
 export * from './nchat-parse';
+export * from './st-prompt-enums';
+export * from './chat-jsonl-note';
+export * from './persona-descriptor';

@@ -41,12 +41,20 @@ export interface ChatHistoryEntry {
   is_current_input?: boolean;
 }
 
-/** A prompt placed before or after `main` (author's note / summary / memory "in prompt"). */
+/**
+ * An extension prompt "in prompt" (author's note / summary / memory), placed by ST's `injectToMain`:
+ * `start` before `main`, `end` after it.
+ */
 export interface InPromptExtension {
   identifier: string;
   content: string;
   role: PromptRole;
   position: 'start' | 'end';
+  /**
+   * Set when the text still takes its macro pass (ST `preparePromptsForChatCompletion` runs `preparePrompt`
+   * over it right after the markers; no trim); the value labels the pass in the macro trace.
+   */
+  expand_as?: string;
 }
 
 export interface MacroHook {
@@ -87,7 +95,10 @@ export interface ChatCompletionInput {
   world_info_examples_after?: string[];
   /** The history, oldest first, hidden messages already removed. */
   history: ChatHistoryEntry[];
-  /** Extension prompts at a depth (lorebook @depth, author's note, character depth prompt, injections). */
+  /**
+   * Extension prompts at a depth (lorebook @depth, author's note, character depth prompt, persona at depth,
+   * injections). Those marked `expand_as` take their macro pass here, as ST `getExtensionPrompt` does.
+   */
   depth_injections?: DepthInjection[];
   in_prompt_extensions?: InPromptExtension[];
   /** For `quiet` generations: the instruction sent last. */
@@ -129,6 +140,15 @@ export interface ChatCompletionTrace {
   };
   history: { total: number; included: number; dropped_oldest: number };
   examples: { blocks_total: number; blocks_included: number };
+  /**
+   * Extension prompts "in prompt" with text, and where they went: `main` (main's slot), `main_injection`
+   * (beside an absolute main, in the history) or null (no main prompt: dropped, as ST does).
+   */
+  in_prompt_extensions: Array<{
+    identifier: string;
+    position: 'start' | 'end';
+    placed_as: 'main' | 'main_injection' | null;
+  }>;
 }
 
 export interface ChatCompletionResult {
@@ -312,6 +332,10 @@ export function assembleChatCompletion(input: ChatCompletionInput): ChatCompleti
     const slot = get(identifier);
     if (slot) slot.content = content && sub(content, { where: identifier });
   }
+  // Then it prepares the extension prompts "in prompt" (summary, author's note) the same way: one pass.
+  const inPromptExtensions = (input.in_prompt_extensions ?? []).map((ext) =>
+    ext.expand_as && ext.content ? { ...ext, content: sub(ext.content, { where: ext.expand_as }) } : ext,
+  );
 
   // 3. Card overrides of main and jailbreak (unless forbidden or disabled).
   const overrides = { main: false, jailbreak: false };
@@ -386,19 +410,30 @@ export function assembleChatCompletion(input: ChatCompletionInput): ChatCompleti
     place(identifier, p.content ? [make(p.role, p.content, identifier)] : []);
   }
 
-  // 5. Extension prompts "in prompt" before/after main.
-  for (const ext of input.in_prompt_extensions ?? []) {
+  // 5. Extension prompts "in prompt" (ST `populateChatCompletion` `injectToMain`, called for the known
+  //    prompts in ST's order: summary (Hearth's memory) before the author's note). With a relative `main`
+  //    they go into main's slot: `start` in front (each one before the previous ones), `end` after. With an
+  //    absolute `main` (not in the chat completion) ST turns them into injections beside main in its
+  //    absolute list, taking main's role, depth and order (`start` just before main, `end` just after it,
+  //    so each `end` one lands before the previous ones). Without `main` they are dropped.
+  const mainPrompt = get('main');
+  const inPromptTrace: ChatCompletionTrace['in_prompt_extensions'] = [];
+  const besideAbsoluteMain: InPromptExtension[] = [];
+  for (const ext of inPromptExtensions) {
     if (!ext.content) continue;
-    const index = indexOf('main');
-    const message = make(ext.role, ext.content, ext.identifier);
-    budget.takeMandatory(message.tokens);
-    if (index >= 0) {
-      const slot = (slots[index] ??= []);
+    let placedAs: 'main' | 'main_injection' | null = null;
+    if (mainPrompt && relative(mainPrompt)) {
+      const message = make(ext.role, ext.content, ext.identifier);
+      budget.takeMandatory(message.tokens);
+      const slot = (slots[indexOf('main')] ??= []);
       if (ext.position === 'start') slot.unshift(message);
       else slot.push(message);
-    } else {
-      slots.push([message]);
+      placedAs = 'main';
+    } else if (mainPrompt) {
+      besideAbsoluteMain.push(ext);
+      placedAs = 'main_injection';
     }
+    inPromptTrace.push({ identifier: ext.identifier, position: ext.position, placed_as: placedAs });
   }
 
   // 6. History with in-chat injections.
@@ -456,8 +491,8 @@ export function assembleChatCompletion(input: ChatCompletionInput): ChatCompleti
     budget.takeMandatory(continuePrefill.tokens);
   }
 
-  const absolutes: DepthInjection[] = collection
-    .filter((p) => p.injection_position === 1 && p.content)
+  const absoluteList: DepthInjection[] = collection
+    .filter((p) => p.injection_position === 1)
     .map((p) => ({
       content: p.content,
       depth: p.injection_depth,
@@ -467,7 +502,26 @@ export function assembleChatCompletion(input: ChatCompletionInput): ChatCompleti
       key: p.identifier,
       source_id: p.identifier,
     }));
-  const withInjections = insertDepthInjections(prepared, [...absolutes, ...(input.depth_injections ?? [])]);
+  for (const ext of besideAbsoluteMain) {
+    const at = absoluteList.findIndex((p) => p.key === 'main');
+    if (at < 0) continue;
+    const copy = {
+      ...absoluteList[at],
+      content: ext.content,
+      key: ext.identifier,
+      source_id: ext.identifier,
+    };
+    absoluteList.splice(ext.position === 'end' ? at + 1 : at, 0, copy);
+  }
+  const absolutes = absoluteList.filter((p) => p.content);
+  // ST `getExtensionPrompt`'s macro pass over the extension prompts that still need it.
+  const expandExtension = (text: string, label: string) =>
+    mayHoldMacros(text) ? sub(text, { where: label }) : text;
+  const withInjections = insertDepthInjections(
+    prepared,
+    [...absolutes, ...(input.depth_injections ?? [])],
+    expandExtension,
+  );
   const inChatInserted = withInjections.flatMap((m) => (m.injected ? m.source_ids : []));
 
   // Dialogue examples (card examples, with lorebook example blocks before/after).
@@ -684,6 +738,7 @@ export function assembleChatCompletion(input: ChatCompletionInput): ChatCompleti
         dropped_oldest: input.history.length - historyIncluded,
       },
       examples: { blocks_total: parsedExamples.length, blocks_included: examplesIncluded },
+      in_prompt_extensions: inPromptTrace,
     },
   };
 }

@@ -22,6 +22,16 @@ import {
 import { activateLorebooks, emptyLorebookTimedState, type LorebookScanSourceKind } from '../lorebook';
 import { MacroSession } from '../macros';
 import { macroContextOf } from './macro-context';
+import {
+  authorsNoteSchedule,
+  isInjectionDepth,
+  mergeAuthorsNote,
+  readAuthorsNote,
+  resolvePersona,
+  traceAuthorsNote,
+  tracePersona,
+  type AuthorsNotePart,
+} from './authors-note-prompt';
 import { applyStructure, resolvePolicy, selectHistory } from '../policy';
 import { applyRegexScripts, REGEX_PLACEMENTS, type ScopedRegexScript } from '../regex';
 import { encodingForModel, tokenCounter } from '../shared/token-counter';
@@ -34,8 +44,9 @@ import type { PromptEngineInput, PromptEngineResult, TrimReason } from './engine
  *  1. policy layers resolved; budget from the policy, else the preset, else the system default;
  *  2. history selected (hidden messages, visibility ranges, window) and the user's input regexed as stored;
  *  3. one macro session for the whole turn (a `{{setvar}}` early is seen by a `{{getvar}}` later);
- *  4. lorebooks activated over the history and the new input, then placed (before/after, author's-note
- *     top/bottom, at depth, example blocks, outlets);
+ *  4. the author's note scheduled by its interval and the persona's position resolved; lorebooks activated
+ *     over the history and the new input (and the persona at depth), then placed (before/after, merged
+ *     into the author's note with the persona, at depth, example blocks, outlets);
  *  5. injections planned; lorebook placements join the lorebook, the rest are anchored after assembly;
  *  6. ST's chat-completion assembly (preset order, markers, card overrides, in-chat injections, budget);
  *  7. squash (ST browser), then ST's prompt post-processing (`post_processing`: merge / semi / strict /
@@ -168,6 +179,19 @@ export function buildPrompt(input: PromptEngineInput): PromptEngineResult {
     });
   }
 
+  // The author's note and where the persona goes. ST `setFloatingPrompt` runs after the input is sent and
+  // before the lorebook scan, counting the user messages of `context.chat` then: every user message of the
+  // history (hidden ones too: hiding sets `is_system`, not `is_user`) plus this turn's input when it joined
+  // the chat (normal; never continue, regenerate, swipe, impersonate or quiet, which send nothing).
+  const { note, warnings: noteWarnings } = readAuthorsNote(input.authors_note);
+  const { persona, warnings: personaWarnings } = resolvePersona(input.user);
+  warnings.push(...noteWarnings, ...personaWarnings);
+  const userMessageCount = (macroContext.chat ?? []).filter((m) => m.is_user === true).length;
+  const noteSchedule = authorsNoteSchedule(note.interval, userMessageCount, Boolean(input.character));
+  // The persona as ST stores it (`power_user.persona_description`, not trimmed): what its author's-note and
+  // at-depth placements take, before their own macro pass.
+  const personaRaw = input.user.description ?? '';
+
   // ST `Generate` calls `getCharacterCardFields` right after sending the input: each card field (and the
   // persona) trimmed and through `baseChatReplace` (a macro pass), once. Those values are both the prompt's
   // markers and the lorebook's `globalScanData` (`matchCharacterDescription`, …), so an entry keyed on the
@@ -224,6 +248,10 @@ export function buildPrompt(input: PromptEngineInput): PromptEngineResult {
     scenario: cardFields.scenario,
     creator_notes: cardFields.creator_notes,
   } as Partial<Record<LorebookScanSourceKind, string | null>>;
+  const personaScanText =
+    worldbookEnabled && persona.position === 'at_depth' && personaRaw
+      ? sub(personaRaw, { where: 'persona_description' })
+      : '';
   const activation = activateLorebooks({
     books: worldbookEnabled
       ? input.lorebooks.map((b) => ({
@@ -245,7 +273,16 @@ export function buildPrompt(input: PromptEngineInput): PromptEngineResult {
     // ST `Generate`: `setExtensionPrompt(QUIET_PROMPT, quiet_prompt, IN_PROMPT, 0, true)` just before the
     // world-info scan, and `checkWorldInfo` adds every extension prompt marked `scan` to the buffer: a quiet
     // generation's prompt is scanned (it is not a chat message).
-    extensionPrompts: intent === 'quiet' && processedInput ? [processedInput] : [],
+    // ST `addPersonaDescriptionExtensionPrompt` sets the persona at depth as extension prompt
+    // `PERSONA_DESCRIPTION` with `scan: true`. It runs after the scan, but ST's extension prompts live until
+    // the chat is reloaded and ST's prompt manager runs a dry `Generate` when a chat loads and after every
+    // reply, so each real generation's scan finds it (after QUIET_PROMPT, in key-creation order) and reads
+    // it through `getExtensionPromptByName` (a macro pass over the raw text). docs/decisions.md "Author's
+    // note and persona position".
+    extensionPrompts: [
+      ...(intent === 'quiet' && processedInput ? [processedInput] : []),
+      ...(personaScanText ? [personaScanText] : []),
+    ],
     substitute: (text) => sub(text, { where: 'lorebook' }),
     tokenCounter: tokens,
     debug: { matches: input.debug?.include_worldbook_matches === true },
@@ -261,16 +298,17 @@ export function buildPrompt(input: PromptEngineInput): PromptEngineResult {
   let wiBefore = placement.before.content;
   let wiAfter = placement.after.content;
   const anTop = [placement.authorsNoteTop.content];
-  // ST `getExtensionPrompt` runs a macro pass over the joined in-chat text of its extension prompts (WI at
-  // depth, author's note, character's note): `sub` below is that pass.
+  // ST `getExtensionPrompt` runs a macro pass over the in-chat text of its extension prompts (WI at depth,
+  // author's note, character's note, persona): the assembly does it where `expand_as` says so.
   const depthInjections: DepthInjection[] = placement.atDepth.map((g) => ({
-    content: sub(g.content, { where: 'worldbook_depth' }),
+    content: g.content,
     depth: g.depth,
     role: g.role,
     order: 100,
     kind: 'extension' as const,
     key: `customDepthWI-${g.depth}-${g.role}`,
     source_id: `worldbook:depth:${g.depth}:${g.role}`,
+    expand_as: 'worldbook_depth',
   }));
   for (const p of planned.planned) {
     if (!LOREBOOK_PLACEMENTS.has(p.item.placement)) continue;
@@ -286,8 +324,13 @@ export function buildPrompt(input: PromptEngineInput): PromptEngineResult {
       wiAfter = [wiAfter, p.item.content].filter(Boolean).join('\n');
       apply('worldInfoAfter');
     } else if (p.item.placement === 'worldbook_author_note_top') {
-      anTop.push(p.item.content);
-      apply('authorsNoteTop');
+      // Like the lorebook's own top entries, only on a turn the note is inserted.
+      if (noteSchedule.scheduled) {
+        anTop.push(p.item.content);
+        apply('authorsNoteTop');
+      } else {
+        p.trace.not_applied_reason = 'prompt_section_absent';
+      }
     } else if (p.item.placement === 'worldbook_depth') {
       depthInjections.push({
         content: p.item.content,
@@ -301,23 +344,33 @@ export function buildPrompt(input: PromptEngineInput): PromptEngineResult {
       apply(`depth:${p.params.depth ?? 0}`);
     }
   }
-  // Author's note: Hearth has no note text yet; lorebook entries at its top/bottom still go where ST puts
-  // them (the note's in-chat slot, depth 4, system role). ST `checkWorldInfo` builds
-  // `${top}\n${note}\n${bottom}` and removes one leading and one trailing newline, so with an empty note
-  // top and bottom are separated by a blank line.
-  const anTopText = anTop.filter(Boolean).join('\n');
-  const anBottomText = placement.authorsNoteBottom.content;
-  const authorsNote =
-    anTopText || anBottomText ? `${anTopText}\n\n${anBottomText}`.replace(/(^\n)|(\n$)/g, '') : '';
-  if (authorsNote) {
+  // The author's note (ST extension prompt `2_floating_prompt`): on a turn it is inserted, the lorebook's
+  // top/bottom entries (ST `checkWorldInfo`), then the persona at TOP_AN/BOTTOM_AN (ST
+  // `addPersonaDescriptionExtensionPrompt`) are merged around its raw text; on other turns all of them stay
+  // out. In chat it is an extension prompt at its depth and role (key `2_floating_prompt` sorts before
+  // `DEPTH_PROMPT`, `PERSONA_DESCRIPTION` and `customDepthWI-*`); in prompt it stands beside `main`.
+  const personaInNote =
+    (persona.position === 'top_an' || persona.position === 'bottom_an') && personaRaw
+      ? { text: personaRaw, side: persona.position === 'top_an' ? ('top' as const) : ('bottom' as const) }
+      : null;
+  const mergedNote = noteSchedule.scheduled
+    ? mergeAuthorsNote({
+        note: note.prompt,
+        worldbookTop: anTop.filter(Boolean).join('\n'),
+        worldbookBottom: placement.authorsNoteBottom.content,
+        persona: personaInNote,
+      })
+    : { text: '', parts: [] as AuthorsNotePart[] };
+  if (mergedNote.text && note.position === 'in_chat' && isInjectionDepth(note.depth)) {
     depthInjections.push({
-      content: sub(authorsNote, { where: 'authors_note' }),
-      depth: 4,
-      role: 'system',
+      content: mergedNote.text,
+      depth: note.depth,
+      role: note.role,
       order: 100,
       kind: 'extension',
       key: '2_floating_prompt',
       source_id: 'authors_note',
+      expand_as: 'authors_note',
     });
   }
   // A depth that is not a number (`Number('x')`) matches no in-chat depth in ST, so nothing is placed.
@@ -334,15 +387,30 @@ export function buildPrompt(input: PromptEngineInput): PromptEngineResult {
         : roleOf === 'assistant' || roleOf === 2
           ? 'assistant'
           : 'system';
-    const charDepthPrompt = cardFields.depth_prompt; // getCharacterCardFields' pass; getExtensionPrompt's next
+    // `getCharacterCardFields` made the first macro pass; `getExtensionPrompt` makes the next.
     depthInjections.push({
-      content: sub(charDepthPrompt, { where: 'character_depth_prompt' }),
+      content: cardFields.depth_prompt,
       depth,
       role,
       order: 100,
       kind: 'extension',
       key: 'DEPTH_PROMPT',
       source_id: 'character_depth_prompt',
+      expand_as: 'character_depth_prompt',
+    });
+  }
+  // ST `addPersonaDescriptionExtensionPrompt` AT_DEPTH: `setExtensionPrompt('PERSONA_DESCRIPTION',
+  // persona_description, IN_CHAT, persona_description_depth, true, persona_description_role)`, the raw text.
+  if (persona.position === 'at_depth' && personaRaw && isInjectionDepth(persona.depth)) {
+    depthInjections.push({
+      content: personaRaw,
+      depth: persona.depth,
+      role: persona.role,
+      order: 100,
+      kind: 'extension',
+      key: 'PERSONA_DESCRIPTION',
+      source_id: 'persona_description',
+      expand_as: 'persona_description',
     });
   }
   const inPrompt: InPromptExtension[] = [];
@@ -351,6 +419,17 @@ export function buildPrompt(input: PromptEngineInput): PromptEngineResult {
   if (memoryText && memoryEnabled)
     inPrompt.push({ identifier: 'memory', content: memoryText, role: 'system', position: 'end' });
   else if (memoryText) excluded.push({ kind: 'memory', reason: 'source_selection_disabled', count: 1 });
+  // ST `preparePromptsForChatCompletion`: the note "in prompt" is system prompt `authorsNote` at
+  // `getPromptPosition` (BEFORE_PROMPT → start, IN_PROMPT → end), after the summary, its raw text.
+  if (mergedNote.text && note.position !== 'in_chat') {
+    inPrompt.push({
+      identifier: 'authorsNote',
+      content: mergedNote.text,
+      role: note.role,
+      position: note.position === 'before_prompt' ? 'start' : 'end',
+      expand_as: 'authors_note',
+    });
+  }
   if (!examplesEnabled && str(card.mes_example).trim())
     excluded.push({ kind: 'examples', reason: 'source_selection_disabled', count: 1 });
   const anchoredTokens = planned.planned
@@ -373,8 +452,10 @@ export function buildPrompt(input: PromptEngineInput): PromptEngineResult {
       system_prompt: str(card.system_prompt).trim(),
       post_history_instructions: str(card.post_history_instructions).trim(),
     },
-    persona_description: cardFields.persona,
-    persona_in_prompt: input.user.in_prompt ?? true,
+    // ST `preparePromptsForChatCompletion` pushes the raw `power_user.persona_description` (not
+    // getCharacterCardFields' trimmed, expanded copy): the marker's one pass is the assembly's.
+    persona_description: personaRaw,
+    persona_in_prompt: persona.position === 'in_prompt',
     world_info_before: wiBefore,
     world_info_after: wiAfter,
     world_info_examples_before: examplesEnabled
@@ -392,6 +473,28 @@ export function buildPrompt(input: PromptEngineInput): PromptEngineResult {
     max_output_tokens: reserved,
     substitute: sub,
     tokens,
+  });
+
+  // What became of the author's note and the persona (runtime_trace.authors_note / .persona).
+  const inChatInserted = new Set(assembled.trace.in_chat_inserted_entry_ids);
+  const placedInPrompt = (identifier: string) =>
+    assembled.trace.in_prompt_extensions.find((e) => e.identifier === identifier)?.placed_as;
+  const authorsNoteTrace = traceAuthorsNote({
+    note,
+    schedule: noteSchedule,
+    userMessageCount,
+    merged: mergedNote,
+    inChatInserted,
+    inPromptPlacement: placedInPrompt('authorsNote'),
+    worldbookEntries: placement.authorsNoteTop.entries.length + placement.authorsNoteBottom.entries.length,
+  });
+  const personaTrace = tracePersona({
+    persona,
+    description: personaRaw,
+    note: authorsNoteTrace,
+    inChatInserted,
+    markerPlaced: assembled.annotated.some((m) => m.slot === 'personaDescription'),
+    scanned: personaScanText !== '',
   });
 
   // Outlets that no prompt used become their own section after the lorebook (never dropped, issue 4).
@@ -568,7 +671,7 @@ export function buildPrompt(input: PromptEngineInput): PromptEngineResult {
       worldbook_hits: activation.hits,
       regex_pre_rules: preRules,
       regex_post_rules: postRules,
-      memory_summary_injected: memoryText !== null && memoryEnabled,
+      memory_summary_injected: memoryText !== null && memoryEnabled && Boolean(placedInPrompt('memory')),
       reserved_variable_collisions: reservedCollisions,
       unsupported_preset_fields: assembled.trace.unsupported_preset_fields,
       ignored_preset_fields: assembled.trace.ignored_preset_fields,
@@ -614,6 +717,8 @@ export function buildPrompt(input: PromptEngineInput): PromptEngineResult {
       policy: { resolved: policy.policy, sources: policy.sources, warnings: policy.warnings },
       assembly: assembled.trace,
       tool_transport: { mode: 'none' },
+      authors_note: authorsNoteTrace,
+      persona: personaTrace,
     },
     user_input_processed: processedInput,
     timed_state_after: activation.timedState,

@@ -8,6 +8,8 @@ import type { MacroDiagnostics, MacroEngineKind, VariableViews } from '../macros
 import type { ExcludedSource, PolicyLayer, PolicyWarning, PromptPolicy, StructureTrace } from '../policy';
 import type { RegexScriptScope } from '../regex';
 import type { TokenEncoding } from '../shared/token-counter';
+import type { AuthorsNote, PersonaPosition, PromptRoleName } from './authors-note';
+import type { AuthorsNoteTrace, PersonaTrace } from './authors-note-prompt';
 
 /**
  * Everything one turn knows, as plain data (issue 4: "a function that takes everything a turn knows …
@@ -31,7 +33,19 @@ export interface PromptEngineInput {
   post_processing?: PostProcessingMode;
   session_id?: string | null;
   /** The persona (user card). */
-  user: { name: string; description?: string | null; in_prompt?: boolean };
+  user: {
+    name: string;
+    description?: string | null;
+    /** Older form of `position`: false means `none`. `position` wins when both are given. */
+    in_prompt?: boolean;
+    /** Where the description goes (ST `persona_description_position`; default `in_prompt`). */
+    position?: PersonaPosition;
+    /** With `at_depth`: the in-chat depth (default 2) and role (default system). */
+    depth?: number;
+    role?: PromptRoleName;
+  };
+  /** The chat's author's note (ST `chat_metadata.note_*`); absent or null = ST's defaults, an empty note. */
+  authors_note?: AuthorsNote | null;
   character: {
     id?: string | null;
     version_id?: string | null;
@@ -175,6 +189,8 @@ export interface PromptRuntimeTrace {
   policy: { resolved: PromptPolicy; sources: Record<string, string>; warnings: PolicyWarning[] };
   assembly: ChatCompletionTrace;
   tool_transport: { mode: 'none' };
+  authors_note: AuthorsNoteTrace;
+  persona: PersonaTrace;
 }
 
 export interface PromptEngineResult {

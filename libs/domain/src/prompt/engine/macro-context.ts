@@ -54,5 +54,13 @@ export function macroContextOf(
     variables: input.variables,
     outlets: options.outlets ?? {},
     generationType: options.generationType ?? input.intent,
+    // ST authors-note.js `registerAuthorsNoteMacros`: `{{authorsNote}}` is the chat's note text as written
+    // (`chat_metadata.note_prompt ?? ''`); Hearth keeps no character or default note, so
+    // `{{charAuthorsNote}}` and `{{defaultAuthorsNote}}` are ST's value without one: ''.
+    dynamicMacros: {
+      authorsNote: typeof input.authors_note?.prompt === 'string' ? input.authors_note.prompt : '',
+      charAuthorsNote: '',
+      defaultAuthorsNote: '',
+    },
   };
 }
