@@ -380,5 +380,31 @@ describe('spec 2 conformance', () => {
       expect(res.body.data).toMatchObject({ floor_id: turn.floor_id, generated_text: 'Edited reply' });
       expect(fake.requests.at(-1)!.messages.at(-1)).toEqual({ role: 'user', content: 'Hello again' });
     });
+
+    it('a message of exactly 200,000 characters is accepted and stored whole', async () => {
+      const { session, turn } = await chatWithOneTurn();
+      const floors = await call('get', `/sessions/${session.id}/floors`);
+      const floor = floors.body.data.find((f: { id: string }) => f.id === turn.floor_id);
+      const input = floor.pages.find(
+        (p: { page_kind: string; is_active: boolean }) => p.page_kind === 'input',
+      );
+      const messageId = input.messages[0].id as string;
+      const atLimit = 'word '.repeat(40_000);
+      expect(atLimit).toHaveLength(200_000);
+
+      fake.script({ reply: 'Long reply' });
+      const res = await call('post', `/messages/${messageId}/edit-and-regenerate`, {
+        message: atLimit,
+        generation_params: { max_context_tokens: 1_000_000 },
+      });
+      expect(res.status).toBe(200);
+      expect(fake.requests.at(-1)!.messages.at(-1)).toEqual({ role: 'user', content: atLimit });
+      const after = await call('get', `/sessions/${session.id}/floors`);
+      const edited = after.body.data.find((f: { id: string }) => f.id === turn.floor_id);
+      const activeInput = edited.pages.find(
+        (p: { page_kind: string; is_active: boolean }) => p.page_kind === 'input' && p.is_active,
+      );
+      expect(activeInput.messages[0].content).toBe(atLimit);
+    });
   });
 });

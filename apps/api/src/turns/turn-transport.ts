@@ -20,11 +20,15 @@ export async function runTurn(
   if (options.sse) {
     const writer = new SseWriter(req, res, { heartbeatMs: options.heartbeatMs, coalesce: true });
     prepared.attach((event) => writer.send([event]));
+    // The response closes after every turn; only a close before the turn ended is a disconnect (aborting
+    // an ended run's controller would only wake the finished upstream call's abort listeners).
+    let ended = false;
     writer.onClose(() => {
       prepared.attach(null);
-      if (!prepared.detached) prepared.cancel('client_disconnected');
+      if (!ended && !prepared.detached) prepared.cancel('client_disconnected');
     });
     await prepared.execute();
+    ended = true;
     writer.end();
     return;
   }
