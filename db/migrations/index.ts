@@ -28,6 +28,7 @@ import * as temporaryConversations from './20261127110000_temporary_conversation
 import * as backup from './20261127120000_backup';
 import * as nodeGraphs from './20261127130000_node_graphs';
 import * as authorsNotePersonaPosition from './20261128100000_authors_note_persona_position';
+import * as authorsNoteBackfill from './20261128110000_authors_note_backfill';
 
 /**
  * Every migration, in order. Forward only: a landed migration is never edited; a change is a new file
@@ -63,4 +64,5 @@ export const migrations: Record<string, Migration> = {
   '20261127120000_backup': backup,
   '20261127130000_node_graphs': nodeGraphs,
   '20261128100000_authors_note_persona_position': authorsNotePersonaPosition,
+  '20261128110000_authors_note_backfill': authorsNoteBackfill,
 };

@@ -246,7 +246,9 @@ describe('Author’s note and persona position', () => {
         'authors_note.role',
         'authors_note.text',
       ]);
-      expect(await put(id, { authors_note: { prompt: 5 } }).expect(400)).toBeTruthy();
+      expect(fieldsOf(await put(id, { authors_note: { prompt: 5 } }).expect(400))).toEqual([
+        'authors_note.prompt',
+      ]);
       expect((await get(id)).body.data.version).toBe(0);
     });
   });
@@ -419,6 +421,42 @@ describe('Author’s note and persona position', () => {
         note_prompt: 'Old',
         note_interval: 1,
         note_depth: 4,
+      });
+    });
+
+    it('a header value the import could not take goes back out as written (ST still uses it), unless the session sets that key', async () => {
+      // Past Hearth's bounds or not of ST's type: the import leaves these out (turns use the default), but
+      // the header is the chat's ST state, so the export must not replace them with Hearth's defaults.
+      const longNote = 'x'.repeat(100_001);
+      const id = await importChat(
+        chatWith({
+          note_prompt: longNote,
+          note_interval: 10_000,
+          note_depth: 3,
+          note_position: 5,
+          note_role: 'user',
+        }),
+      );
+      expect((await get(id)).body.data.settings.authors_note).toEqual({ depth: 3 });
+      const kept = (await exportHeader(id)).chat_metadata;
+      expect(kept.note_prompt === longNote).toBe(true);
+      expect({ ...kept, note_prompt: 'long' }).toEqual({
+        note_prompt: 'long',
+        note_interval: 10_000,
+        note_depth: 3,
+        note_position: 5,
+        note_role: 'user',
+      });
+      // A key the session sets (or resets after importing it) goes out as turns use it.
+      await put(id, { authors_note: { interval: 2, depth: null } }).expect(200);
+      const written = (await exportHeader(id)).chat_metadata;
+      expect(written.note_prompt === longNote).toBe(true);
+      expect({ ...written, note_prompt: 'long' }).toEqual({
+        note_prompt: 'long',
+        note_interval: 2,
+        note_depth: 4,
+        note_position: 5,
+        note_role: 'user',
       });
     });
 

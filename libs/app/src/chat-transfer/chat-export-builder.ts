@@ -1,5 +1,6 @@
 import {
   AUTHORS_NOTE_DEFAULTS,
+  authorsNoteOfHeader,
   isPlainObject,
   NCHAT_SPEC,
   NCHAT_SPEC_VERSION,
@@ -26,7 +27,7 @@ import {
   type SessionTree,
 } from '@hearth/persistence';
 import { MAIN_BRANCH } from '../conversation/session-conversation';
-import { storedSettings } from '../prompt-settings/prompt-settings-rules';
+import { storedSettings, validAuthorsNoteKeys } from '../prompt-settings/prompt-settings-rules';
 import {
   CHAT_CONTENT_TYPES,
   EXPORT_APP_VERSION,
@@ -360,16 +361,18 @@ function characterBinding(session: SessionRow, imported: unknown, name: string |
 
 /**
  * The note keys an `ext_jsonl` header carries (ST keeps the note in `chat_metadata.note_*`): every key the
- * session has set, and every key the captured header already had, each with the value turns use (a key
- * cleared after the import goes out as its default, not as the imported value). Keys neither set nor in
- * the header stay out, so ST fills them from its own defaults as for any chat lacking them.
+ * session has set, and every key the import took from the captured header, each with the value turns use
+ * (a key cleared after the import goes out as its default, not as the imported value). A header value the
+ * import could not take (past Hearth's bounds, or not of ST's type: `validAuthorsNoteKeys`) is the chat's
+ * ST state that Hearth never used, so it stays as written unless the session sets that key. Keys neither
+ * set nor in the header stay out, so ST fills them from its own defaults as for any chat lacking them.
  */
 function exportedAuthorsNote(header: JsonObject | null, stored: Partial<AuthorsNote>): Partial<AuthorsNote> {
-  const metadata = isPlainObject(header?.chat_metadata) ? header.chat_metadata : {};
+  const imported = validAuthorsNoteKeys(authorsNoteOfHeader(header));
   const effective: AuthorsNote = { ...AUTHORS_NOTE_DEFAULTS, ...stored };
   const note: Partial<AuthorsNote> = {};
   for (const key of Object.keys(NOTE_METADATA_KEYS) as Array<keyof AuthorsNote>) {
-    if (stored[key] !== undefined || NOTE_METADATA_KEYS[key] in metadata)
+    if (stored[key] !== undefined || imported[key] !== undefined)
       (note as Record<string, unknown>)[key] = effective[key];
   }
   return note;

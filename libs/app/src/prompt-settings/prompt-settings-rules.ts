@@ -6,6 +6,7 @@ import {
 import {
   AUTHORS_NOTE_DEFAULTS,
   AUTHORS_NOTE_POSITIONS,
+  isInjectionDepth,
   MAX_INJECTION_DEPTH,
   PERSONA_DEPTH_DEFAULT,
   PERSONA_POSITIONS,
@@ -171,8 +172,36 @@ function describeLorebookRule(key: keyof LorebookSettings): string {
   return `must be ${kind} from ${min} to ${LOREBOOK_SETTING_MAX[key]} (or null to reset)`;
 }
 
-const isDepth = (value: unknown): boolean =>
-  typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= MAX_INJECTION_DEPTH;
+/** The rule of an in-chat depth (the note's and the persona's). */
+const DEPTH_RULE = `must be an integer from 0 to ${MAX_INJECTION_DEPTH} (or null to reset)`;
+
+/**
+ * An object setting (`lorebook`, `authors_note`) of a PUT body: an object whose keys are known and whose
+ * values pass `valueProblem` (null resets a key); each problem is named `<field>.<key>`.
+ */
+function checkKeyedObject<K extends string>(
+  field: string,
+  value: unknown,
+  keys: readonly K[],
+  valueProblem: (key: K, value: unknown) => string | null,
+  problems: FieldProblem[],
+  noun: 'setting' | 'key',
+): void {
+  if (value === undefined || value === null) return;
+  if (!isPlain(value)) {
+    problems.push({ field, problems: [`must be an object (or null to reset every ${noun})`] });
+    return;
+  }
+  for (const [key, v] of Object.entries(value)) {
+    if (!(keys as readonly string[]).includes(key)) {
+      problems.push({ field: `${field}.${key}`, problems: [`unknown ${noun}; known: ${keys.join(', ')}`] });
+      continue;
+    }
+    if (v === null) continue;
+    const problem = valueProblem(key as K, v);
+    if (problem) problems.push({ field: `${field}.${key}`, problems: [problem] });
+  }
+}
 
 /**
  * One author's note value against Hearth's bounds (`AUTHORS_NOTE_LIMITS`), or the problem; the route,
@@ -193,7 +222,7 @@ export function authorsNoteValueProblem(key: keyof AuthorsNote, value: unknown):
         ? null
         : `must be an integer from 0 to ${AUTHORS_NOTE_LIMITS.interval_max} (or null to reset)`;
     case 'depth':
-      return isDepth(value) ? null : `must be an integer from 0 to ${MAX_INJECTION_DEPTH} (or null to reset)`;
+      return isInjectionDepth(value) ? null : DEPTH_RULE;
     case 'position':
       return (AUTHORS_NOTE_POSITIONS as readonly unknown[]).includes(value)
         ? null
@@ -236,53 +265,21 @@ export function checkPromptSettingsPut(body: Record<string, unknown>): PromptSet
   checkEnum('post_processing', body.post_processing, POST_PROCESSING_MODES, problems);
   checkEnum('persona_position', body.persona_position, PERSONA_POSITIONS, problems);
   checkEnum('persona_role', body.persona_role, PROMPT_ROLES, problems);
-  if (body.persona_depth !== undefined && body.persona_depth !== null && !isDepth(body.persona_depth))
-    problems.push({
-      field: 'persona_depth',
-      problems: [`must be an integer from 0 to ${MAX_INJECTION_DEPTH} (or null to reset)`],
-    });
+  if (
+    body.persona_depth !== undefined &&
+    body.persona_depth !== null &&
+    !isInjectionDepth(body.persona_depth)
+  )
+    problems.push({ field: 'persona_depth', problems: [DEPTH_RULE] });
   const tz = body.timezone;
   if (tz !== undefined && tz !== null) {
     if (typeof tz !== 'string' || tz.length === 0 || !isValidTimeZone(tz))
       problems.push({ field: 'timezone', problems: ['must be an IANA time zone name (or null to reset)'] });
   }
   const lorebook = body.lorebook;
-  if (lorebook !== undefined && lorebook !== null) {
-    if (!isPlain(lorebook)) {
-      problems.push({ field: 'lorebook', problems: ['must be an object (or null to reset every setting)'] });
-    } else {
-      for (const [key, value] of Object.entries(lorebook)) {
-        const field = `lorebook.${key}`;
-        if (!(LOREBOOK_KEYS as string[]).includes(key)) {
-          problems.push({ field, problems: [`unknown setting; known: ${LOREBOOK_KEYS.join(', ')}`] });
-          continue;
-        }
-        if (value === null) continue;
-        const problem = lorebookValueProblem(key as keyof LorebookSettings, value);
-        if (problem) problems.push({ field, problems: [problem] });
-      }
-    }
-  }
+  checkKeyedObject('lorebook', lorebook, LOREBOOK_KEYS, lorebookValueProblem, problems, 'setting');
   const note = body.authors_note;
-  if (note !== undefined && note !== null) {
-    if (!isPlain(note)) {
-      problems.push({
-        field: 'authors_note',
-        problems: ['must be an object (or null to reset every key)'],
-      });
-    } else {
-      for (const [key, value] of Object.entries(note)) {
-        const field = `authors_note.${key}`;
-        if (!(AUTHORS_NOTE_KEYS as string[]).includes(key)) {
-          problems.push({ field, problems: [`unknown key; known: ${AUTHORS_NOTE_KEYS.join(', ')}`] });
-          continue;
-        }
-        if (value === null) continue;
-        const problem = authorsNoteValueProblem(key as keyof AuthorsNote, value);
-        if (problem) problems.push({ field, problems: [problem] });
-      }
-    }
-  }
+  checkKeyedObject('authors_note', note, AUTHORS_NOTE_KEYS, authorsNoteValueProblem, problems, 'key');
   if (problems.length > 0)
     throw validationError(problems.map((p) => `${p.field}: ${p.problems.join(', ')}`).join('; '), {
       fields: problems,

@@ -1,5 +1,5 @@
 import {
-  MAX_INJECTION_DEPTH,
+  isInjectionDepth,
   PERSONA_POSITIONS,
   type PersonaPosition,
   type PromptRoleName,
@@ -31,8 +31,7 @@ export function personaPlacementOfSnapshot(snapshot: unknown): PersonaPlacement 
   else if (typeof position === 'string' && (PERSONA_POSITIONS as readonly string[]).includes(position))
     placement.position = position as PersonaPosition;
   const depth = snapshot.depth;
-  if (typeof depth === 'number' && Number.isInteger(depth) && depth >= 0 && depth <= MAX_INJECTION_DEPTH)
-    placement.depth = depth;
+  if (isInjectionDepth(depth)) placement.depth = depth;
   const role = snapshot.role;
   const roleName =
     stEnumName(ST_PROMPT_ROLES, role) ??

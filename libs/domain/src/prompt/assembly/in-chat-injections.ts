@@ -1,4 +1,4 @@
-import { MAX_INJECTION_DEPTH } from '../engine/authors-note';
+import { isInjectionDepth } from '../engine/authors-note';
 import type { PromptRole } from './preset-prompts';
 
 /**
@@ -49,8 +49,7 @@ const ROLE_PRIORITY: PromptRole[] = ['system', 'user', 'assistant'];
  * `MAX_INJECTION_DEPTH` and `populationInjectionPrompts` walks depths 0..it, so a deeper one is never placed.
  *
  * Extension prompts of one bucket and role are what ST `getExtensionPrompt(IN_CHAT, depth, '\n', role,
- * false)` returns: keys sorted, each value trimmed, joined with `\n`, one macro pass (`expand`, over the
- * parts marked `expand_as`, in that order), and the joint of preset and extension text trimmed again.
+ * false)` returns (`extensionPromptText`), and the joint of preset and extension text is trimmed again.
  */
 export function insertDepthInjections<T>(
   history: T[],
@@ -60,10 +59,7 @@ export function insertDepthInjections<T>(
   const newestFirst: Array<HistoryItem<T> | InjectedItem> = history
     .map((item) => ({ item, injected: false as const }))
     .reverse();
-  const usable = injections.filter(
-    (i) =>
-      i.content.length > 0 && Number.isInteger(i.depth) && i.depth >= 0 && i.depth <= MAX_INJECTION_DEPTH,
-  );
+  const usable = injections.filter((i) => i.content.length > 0 && isInjectionDepth(i.depth));
   if (usable.length === 0) return newestFirst.reverse();
   // Only depths that hold something can insert a message (ST walks every depth up to the maximum).
   const depths = [...new Set(usable.map((i) => i.depth))].sort((a, b) => a - b);
@@ -80,9 +76,7 @@ export function insertDepthInjections<T>(
           .filter((i) => i.kind === 'extension')
           .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
         const presetText = presetParts.map((i) => i.content).join('\n');
-        const extensionText = extensionParts
-          .map((i) => (i.expand_as ? expand(i.content.trim(), i.expand_as) : i.content.trim()))
-          .join('\n');
+        const extensionText = extensionPromptText(extensionParts, expand);
         const joint = [presetText, extensionText]
           .filter((x) => x)
           .map((x) => x.trim())
@@ -103,4 +97,34 @@ export function insertDepthInjections<T>(
     }
   }
   return newestFirst.reverse();
+}
+
+/**
+ * ST `getExtensionPrompt`: the values in key order, each trimmed, joined with `\n`, then one macro pass
+ * (`substituteParams`) over the joined text, so `{{pick}}` is seeded by the whole text and a scoped macro
+ * may open in one prompt and close in the next. Only the parts marked `expand_as` are ST's extension
+ * prompts; a run of them is expanded as one text (labelled with their labels), the others are placed as
+ * given (Hearth's client injections, whose keys sort after ST's).
+ */
+function extensionPromptText(
+  parts: DepthInjection[],
+  expand: (text: string, label: string) => string,
+): string {
+  const texts: string[] = [];
+  let run: DepthInjection[] = [];
+  const flush = () => {
+    if (run.length === 0) return;
+    const labels = [...new Set(run.map((i) => i.expand_as))].join('+');
+    texts.push(expand(run.map((i) => i.content.trim()).join('\n'), labels));
+    run = [];
+  };
+  for (const part of parts) {
+    if (part.expand_as) run.push(part);
+    else {
+      flush();
+      texts.push(part.content.trim());
+    }
+  }
+  flush();
+  return texts.join('\n');
 }

@@ -1,7 +1,7 @@
 import {
   AUTHORS_NOTE_DEFAULTS,
   AUTHORS_NOTE_POSITIONS,
-  MAX_INJECTION_DEPTH,
+  isInjectionDepth,
   PERSONA_DEPTH_DEFAULT,
   PERSONA_POSITIONS,
   PERSONA_ROLE_DEFAULT,
@@ -182,7 +182,10 @@ export interface AuthorsNoteTrace {
     | AuthorsNoteScheduleReason
     /** Scheduled, but the note, its lorebook entries and the persona are all empty. */
     | 'empty'
-    /** `in_chat` at a depth that is not an integer in 0..MAX_INJECTION_DEPTH. */
+    /**
+     * `in_chat` at a depth that is not an integer in 0..MAX_INJECTION_DEPTH (or, beside an absolute main,
+     * main's depth is not).
+     */
     | 'depth_out_of_range'
     /** `after_scenario` / `before_prompt` and the prompt has no `main` to stand beside (ST drops it). */
     | 'no_main_prompt'
@@ -224,11 +227,6 @@ export interface PersonaTrace {
   scanned: boolean;
 }
 
-/** ST `getExtensionPrompt` matches `x.depth === depth` for depths 0..MAX_INJECTION_DEPTH only. */
-export function isInjectionDepth(depth: number): boolean {
-  return Number.isInteger(depth) && depth >= 0 && depth <= MAX_INJECTION_DEPTH;
-}
-
 /** The turn's `runtime_trace.authors_note`, from what the engine decided and what the assembly placed. */
 export function traceAuthorsNote(input: {
   note: AuthorsNote;
@@ -253,6 +251,9 @@ export function traceAuthorsNote(input: {
       else reason = 'empty';
     } else if (input.inPromptPlacement === undefined) reason = 'empty';
     else if (input.inPromptPlacement === null) reason = 'no_main_prompt';
+    // Beside an absolute main it is one of main's injections: placed only at a depth ST walks.
+    else if (input.inPromptPlacement === 'main_injection' && !input.inChatInserted.has('authorsNote'))
+      reason = 'depth_out_of_range';
     else placedAs = input.inPromptPlacement;
   }
   return {

@@ -180,6 +180,40 @@ describe('author’s note: positions (ST extension_prompt_types of chat_metadata
     expect(both.messages.at(-1)).toEqual({ role: 'system', content: 'Main.\nNOTE\nMEM' });
   });
 
+  it('an absolute main past MAX_INJECTION_DEPTH: its copies are never placed, and the trace says so', () => {
+    // `populationInjectionPrompts` walks depths 0..10000 only: main at 10001 takes the note with it.
+    const deep = preset();
+    deep.prompts[0] = { ...deep.prompts[0], injection_position: 1, injection_depth: 10_001 };
+    const result = buildPrompt(
+      input({
+        preset: { data: deep },
+        memory_summary: 'MEM',
+        authors_note: note({ position: 'after_scenario' }),
+      }),
+    );
+    expect(contents(result)).not.toContain('NOTE');
+    expect(contents(result).join('|')).not.toContain('MEM');
+    expect(result.runtime_trace.authors_note).toMatchObject({
+      scheduled: true,
+      applied: false,
+      not_applied_reason: 'depth_out_of_range',
+      placed_as: null,
+    });
+    expect(result.assembly.memory_summary_injected).toBe(false);
+    // At 10000 both are placed.
+    deep.prompts[0] = { ...deep.prompts[0], injection_depth: 10_000 };
+    const at = buildPrompt(
+      input({
+        preset: { data: deep },
+        memory_summary: 'MEM',
+        authors_note: note({ position: 'after_scenario' }),
+      }),
+    );
+    expect(contents(at)).toContain('Main.\nNOTE\nMEM');
+    expect(at.runtime_trace.authors_note).toMatchObject({ applied: true, placed_as: 'main_injection' });
+    expect(at.assembly.memory_summary_injected).toBe(true);
+  });
+
   it('no main prompt in the order: ST has nothing to insert beside, so the note is dropped', () => {
     const result = buildPrompt(
       input({
@@ -626,6 +660,34 @@ describe('author’s note: macros (one pass where ST makes it)', () => {
     const result = buildPrompt(input({ authors_note: note({ prompt: '{{addvar::n::1}}n={{getvar::n}}' }) }));
     expect(contents(result)).toContain('n=1');
     expect(result.runtime_trace.macro.staged_mutations.filter((m) => m.key === 'n')).toHaveLength(1);
+  });
+
+  it('in chat, one pass over the joined text of a depth and role (getExtensionPrompt joins, then substituteParams)', () => {
+    const withCharNote = (prompt: string, depthPrompt: string | null) =>
+      input({
+        macro_engine: 'v2',
+        authors_note: note({ prompt, depth: 1 }),
+        character: {
+          id: 'chr_1',
+          data: {
+            name: 'Bot',
+            description: 'A bot.',
+            extensions: depthPrompt
+              ? { depth_prompt: { prompt: depthPrompt, depth: 1, role: 'system' } }
+              : {},
+          },
+        },
+      });
+    // {{pick}} is seeded by the text it is expanded in and its offset there: the note and the character's
+    // note at one depth and role are one text, as if the note alone held both.
+    const pick = `{{pick::${Array.from({ length: 40 }, (_, i) => `p${i}`).join(',')}}}`;
+    const joined = contents(buildPrompt(withCharNote(pick, 'CHARNOTE')))[5];
+    const single = contents(buildPrompt(withCharNote(`${pick}\nCHARNOTE`, null)))[5];
+    expect(joined).toBe(single);
+    expect(joined).toMatch(/^p\d+\nCHARNOTE$/);
+    // A scoped macro may open in one part and close in the next.
+    const scoped = buildPrompt(withCharNote('{{if::1}}IN', 'NOTE{{/if}}'));
+    expect(contents(scoped).slice(4)).toEqual(['Hi.', 'IN\nNOTE', 'How are you?']);
   });
 
   it('{{authorsNote}} is the note as written; {{charAuthorsNote}} and {{defaultAuthorsNote}} are empty', () => {

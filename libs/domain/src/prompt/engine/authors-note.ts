@@ -54,3 +54,12 @@ export const PERSONA_ROLE_DEFAULT: PromptRoleName = 'system';
 
 /** ST `MAX_INJECTION_DEPTH`: the deepest in-chat injection it places. */
 export const MAX_INJECTION_DEPTH = 10000;
+
+/**
+ * ST `populationInjectionPrompts` walks depths 0..MAX_INJECTION_DEPTH and `getExtensionPrompt` matches
+ * `x.depth === depth`: only an integer in that range is ever placed (the settings route and a card
+ * snapshot accept the same range).
+ */
+export function isInjectionDepth(depth: unknown): depth is number {
+  return typeof depth === 'number' && Number.isInteger(depth) && depth >= 0 && depth <= MAX_INJECTION_DEPTH;
+}

@@ -22,9 +22,9 @@ import {
 import { activateLorebooks, emptyLorebookTimedState, type LorebookScanSourceKind } from '../lorebook';
 import { MacroSession } from '../macros';
 import { macroContextOf } from './macro-context';
+import { isInjectionDepth } from './authors-note';
 import {
   authorsNoteSchedule,
-  isInjectionDepth,
   mergeAuthorsNote,
   readAuthorsNote,
   resolvePersona,
@@ -479,6 +479,12 @@ export function buildPrompt(input: PromptEngineInput): PromptEngineResult {
   const inChatInserted = new Set(assembled.trace.in_chat_inserted_entry_ids);
   const placedInPrompt = (identifier: string) =>
     assembled.trace.in_prompt_extensions.find((e) => e.identifier === identifier)?.placed_as;
+  // Beside an absolute main, an extension is one of main's injections: in the prompt only when it was
+  // inserted (main's depth is one ST walks).
+  const reachedPrompt = (identifier: string) => {
+    const placed = placedInPrompt(identifier);
+    return placed === 'main' || (placed === 'main_injection' && inChatInserted.has(identifier));
+  };
   const authorsNoteTrace = traceAuthorsNote({
     note,
     schedule: noteSchedule,
@@ -671,7 +677,7 @@ export function buildPrompt(input: PromptEngineInput): PromptEngineResult {
       worldbook_hits: activation.hits,
       regex_pre_rules: preRules,
       regex_post_rules: postRules,
-      memory_summary_injected: memoryText !== null && memoryEnabled && Boolean(placedInPrompt('memory')),
+      memory_summary_injected: memoryText !== null && memoryEnabled && reachedPrompt('memory'),
       reserved_variable_collisions: reservedCollisions,
       unsupported_preset_fields: assembled.trace.unsupported_preset_fields,
       ignored_preset_fields: assembled.trace.ignored_preset_fields,
