@@ -1,4 +1,4 @@
-import { CreateDerivedOutputUseCase } from '@hearth/app';
+import { AgentRunDispatcher, CreateDerivedOutputUseCase } from '@hearth/app';
 import { DEFAULT_AGENT_INSTRUCTIONS } from '@hearth/domain';
 import {
   accountsRepository,
@@ -53,6 +53,9 @@ describe('agent runs', () => {
       jobRunner: { backoff: { baseMs: 1_000, maxMs: 1_000 } },
       shutdownGraceMs: 1_000,
     });
+    // Tests below write pending rows and enqueue them themselves (`enqueue: false`); the dispatcher's
+    // start-up catch-up must not come late on a loaded machine and enqueue them first.
+    await worker.app.get(AgentRunDispatcher).caughtUp();
     alice = await createAccountCaller(t, { name: 'Alice' });
     project = await createProject(t, { accountId: alice.accountId });
   });

@@ -55,6 +55,11 @@ describe('agent serial scope', () => {
       },
     });
     worker = await startWorker(t.resources, { shutdownGraceMs: 1_000 });
+    // The dispatcher's catch-up (run each time its LISTEN is established) enqueues every pending
+    // `agent.run` row; on a loaded machine the start-up pass can come after a test has written the rows
+    // it claims by hand (`enqueue: false`), and the worker would claim them first. Jobs are enqueued
+    // explicitly here; the last test starts the dispatcher again to test it.
+    await worker.app.get(AgentRunDispatcher).close();
     alice = await createAccountCaller(t, { name: 'Alice' });
     project = await createProject(t, { accountId: alice.accountId });
   });

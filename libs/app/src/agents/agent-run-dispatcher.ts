@@ -25,6 +25,8 @@ export const AGENT_JOBS_CHANNEL = 'hearth_agent_jobs';
 export class AgentRunDispatcher implements OnApplicationShutdown {
   private stopListening: (() => Promise<void>) | null = null;
   private catchingUp: Promise<void> | null = null;
+  private markCaughtUp!: () => void;
+  private readonly firstCatchUp = new Promise<void>((resolve) => (this.markCaughtUp = resolve));
 
   constructor(
     @Inject(DATABASE_HANDLE) private readonly database: DatabaseHandle,
@@ -37,7 +39,7 @@ export class AgentRunDispatcher implements OnApplicationShutdown {
     this.stopListening = this.database.listen(AGENT_JOBS_CHANNEL, {
       onNotification: (jobId) => void this.dispatch(jobId),
       onListening: (listening) => {
-        if (listening) void this.catchUp();
+        if (listening) void this.catchUp().then(() => this.markCaughtUp());
         else
           this.logger.warn(
             { msg: 'agent job notifications lost; listening again (the reconciler covers the gap)' },
@@ -45,6 +47,14 @@ export class AgentRunDispatcher implements OnApplicationShutdown {
           );
       },
     });
+  }
+
+  /**
+   * Resolves once the LISTEN has first been established and its catch-up pass has run: from then on,
+   * rows written without a notification are enqueued only by whoever wrote them (or the reconciler).
+   */
+  caughtUp(): Promise<void> {
+    return this.firstCatchUp;
   }
 
   onApplicationShutdown(): Promise<void> {
