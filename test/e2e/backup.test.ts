@@ -1,5 +1,9 @@
-import { OperationLogWriter, PurgeExpiredFilesUseCase, restoreBackupInTransaction } from '@hearth/app';
-import { parseBackupDocument } from '@hearth/domain';
+import {
+  OperationLogWriter,
+  parseAccountBackup,
+  PurgeExpiredFilesUseCase,
+  restoreBackupInTransaction,
+} from '@hearth/app';
 import { ProjectAccess } from '@hearth/permissions';
 import {
   backupRepository,
@@ -736,7 +740,7 @@ describe('Backup export and restore', () => {
       };
       let restored: Json | undefined;
       const failure = await inTransaction(db(), async ({ tx }) => {
-        restored = await restoreBackupInTransaction(tx, actor, parseBackupDocument(doc), 'job_test', {
+        restored = await restoreBackupInTransaction(tx, actor, parseAccountBackup(doc), 'job_test', {
           access: t.app.get(ProjectAccess, { strict: false }),
           operationLogs: t.app.get(OperationLogWriter, { strict: false }),
         });

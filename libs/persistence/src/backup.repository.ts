@@ -10,6 +10,7 @@ import type {
   OperationLogsTable,
   PresetsTable,
   RegexProfilesTable,
+  SessionPromptSettingsTable,
   SessionsTable,
   UserCardsTable,
   VcTagsTable,
@@ -161,6 +162,14 @@ export const backupRepository = {
       .orderBy('created_at')
       .orderBy('id')
       .execute();
+  },
+
+  /** The account's session prompt settings rows (the export keeps those of the sessions it exports). */
+  async listSessionPromptSettings(
+    db: Executor,
+    accountId: string,
+  ): Promise<Array<Selectable<SessionPromptSettingsTable>>> {
+    return db.selectFrom('session_prompt_settings').selectAll().where('account_id', '=', accountId).execute();
   },
 
   async listVcTags(db: Executor, accountId: string): Promise<Array<Selectable<VcTagsTable>>> {

@@ -17,6 +17,7 @@ import {
 } from '@hearth/persistence';
 import { buildChatExport } from '../chat-transfer/chat-export-builder';
 import { EXPORT_APP_VERSION } from '../chat-transfer/chat-transfer-rules';
+import { exportedPromptSettings } from './backup-prompt-settings';
 import type { BackupExportOptions } from './backup-rules';
 
 /** What an export records in its job result and operation log. */
@@ -32,6 +33,8 @@ export interface BackupCounts {
   worldbook_entries: number;
   user_cards: number;
   sessions: number;
+  /** Sessions exported with their prompt settings row. */
+  session_prompt_settings: number;
   floors: number;
   vc_tags: number;
   operation_logs: number;
@@ -105,8 +108,9 @@ function logRecord(row: OperationLogRow): BackupOperationLog {
  * Builds the backup document of an account (docs/decisions.md "Backup"): its live characters, presets,
  * regex profiles (each with every version and the kept JSON text), worldbooks (entries and versions),
  * live user cards, standard sessions (each as its lossless `nchat` file with variables and memories,
- * plus its bindings as refs), the tags whose targets are exported (`include_vc_tags`), and the logs
- * `include_operation_logs` selects: `referenced` = the logs that made exported versions and tags
+ * plus its bindings as refs and its prompt settings row), the tags whose targets are exported
+ * (`include_vc_tags`), and the logs `include_operation_logs` selects: `referenced` = the logs that made
+ * exported versions and tags
  * (`created_by_operation_id`); `selected_scope` = those plus every log whose session, floor or target is
  * an exported session, floor, asset, version, user card or tag.
  */
@@ -115,14 +119,17 @@ export async function buildBackupDocument(
   accountId: string,
   options: BackupExportOptions,
 ): Promise<BuiltBackup> {
-  const [characterRows, presetRows, regexRows, worldbookRows, userCardRows, sessionRows] = await Promise.all([
-    backupRepository.listCharacters(db, accountId),
-    backupRepository.listPresets(db, accountId),
-    backupRepository.listRegexProfiles(db, accountId),
-    backupRepository.listWorldbooks(db, accountId),
-    backupRepository.listUserCards(db, accountId),
-    backupRepository.listSessions(db, accountId),
-  ]);
+  const [characterRows, presetRows, regexRows, worldbookRows, userCardRows, sessionRows, settingsRows] =
+    await Promise.all([
+      backupRepository.listCharacters(db, accountId),
+      backupRepository.listPresets(db, accountId),
+      backupRepository.listRegexProfiles(db, accountId),
+      backupRepository.listWorldbooks(db, accountId),
+      backupRepository.listUserCards(db, accountId),
+      backupRepository.listSessions(db, accountId),
+      backupRepository.listSessionPromptSettings(db, accountId),
+    ]);
+  const settingsOf = new Map(settingsRows.map((row) => [row.session_id, row]));
   const ids = <T extends { id: string }>(rows: T[]) => rows.map((row) => row.id);
   const [characterVersions, presetVersions, regexVersions, worldbookVersions, entryRows] = await Promise.all([
     versionsByAsset(db, accountId, 'character', ids(characterRows)),
@@ -224,6 +231,7 @@ export async function buildBackupDocument(
     delete data.character_binding;
     for (const floor of data.floors as Array<{ _original_id: string }>) floorIds.add(floor._original_id);
     const characterRef = keep(session.character_id, characterIds);
+    const settings = settingsOf.get(session.id);
     sessions.push({
       _original_id: session.id,
       title: session.title,
@@ -238,6 +246,7 @@ export async function buildBackupDocument(
       created_at: session.created_at,
       updated_at: session.updated_at,
       chat,
+      prompt_settings: settings ? exportedPromptSettings(settings, accountId) : null,
     });
   }
   const sessionIds = exported(sessions);
@@ -321,6 +330,7 @@ export async function buildBackupDocument(
       worldbook_entries: entryRows.length,
       user_cards: userCards.length,
       sessions: sessions.length,
+      session_prompt_settings: sessions.filter((s) => s.prompt_settings).length,
       floors: floorIds.size,
       vc_tags: vcTags.length,
       operation_logs: operationLogs.length,

@@ -6,12 +6,12 @@ import {
   restoredNameCandidates,
   type BackupAssetVersion,
   type BackupOperationLog,
-  type ParsedBackup,
 } from '@hearth/domain';
 import type { ProjectAccess, Actor } from '@hearth/permissions';
 import {
   backupRepository,
   conversationRepository,
+  sessionPromptSettingsRepository,
   type AssetKind,
   type AssetVersionsTable,
   type OperationLogsTable,
@@ -24,6 +24,7 @@ import { MAIN_BRANCH } from '../conversation/session-conversation';
 import type { OperationLogWriter } from '../operation-logs/operation-log-writer';
 import { createSessionInTransaction } from '../sessions/create-session.use-case';
 import { searchText } from '../worldbooks/worldbook-rules';
+import type { ParsedAccountBackup } from './backup-rules';
 
 export interface BackupRestoreDeps {
   access: ProjectAccess;
@@ -46,6 +47,8 @@ export interface BackupRestoreResult {
     worldbook_entries: number;
     user_cards: number;
     sessions: number;
+    /** Restored sessions given their prompt settings row. */
+    session_prompt_settings: number;
     floors: number;
     vc_tags: number;
     operation_logs: number;
@@ -72,15 +75,15 @@ const idsOf = <T extends { _original_id: string }>(list: T[], prefix: string): I
  * Restores a checked backup into the caller's account inside the caller's transaction
  * (docs/decisions.md "Backup"): every record gets a new id and every reference is mapped; each session
  * is created like a chat import (its own new `session_default` Project, the `nchat` writer) and then
- * given the original's status, binding and dates; tags and user cards whose names the account already
- * uses get ` (restored)`; operation logs get new ids, one new group id per original group, no
- * request id, and the original ids in `metadata.restore.source`; a version's or tag's
+ * given the original's status, binding, dates and prompt settings row; tags and user cards whose names
+ * the account already uses get ` (restored)`; operation logs get new ids, one new group id per original
+ * group, no request id, and the original ids in `metadata.restore.source`; a version's or tag's
  * `created_by_operation_id` is the restored log's new id, or null when that log was not in the backup.
  */
 export async function restoreBackupInTransaction(
   tx: Tx,
   actor: Actor,
-  parsed: ParsedBackup,
+  parsed: ParsedAccountBackup,
   jobId: string,
   deps: BackupRestoreDeps,
 ): Promise<BackupRestoreResult> {
@@ -104,6 +107,14 @@ export async function restoreBackupInTransaction(
     for (const asset of list) for (const v of asset.versions) versionIds.set(v._original_id, newId(prefix));
   }
   const madeBy = (ref: string | null) => (ref === null ? null : (logIds.get(ref) ?? null));
+  // A Client id (a client log's actor, a settings row's writer) is kept only when that Client is the
+  // target account's.
+  const clientIds = await backupRepository.clientsOfAccount(tx, accountId, [
+    ...data.operation_logs
+      .filter((l) => l.actor_type === 'client' && l.actor_id !== null)
+      .map((l) => l.actor_id!),
+    ...parsed.prompt_settings.flatMap((p) => (p?.updated_by ? [p.updated_by] : [])),
+  ]);
 
   // ---- user cards (names unique per account among live cards) ----
   const renamedCards: Array<{ from: string; to: string }> = [];
@@ -256,6 +267,7 @@ export async function restoreBackupInTransaction(
   const branchIds: IdMap = new Map();
   /** Original floor id → original session id. */
   const floorSessions: IdMap = new Map();
+  let settingsCount = 0;
   for (const [i, s] of data.sessions.entries()) {
     const characterId = s.character_id_ref === null ? null : characterIds.get(s.character_id_ref)!;
     const characterVersionId =
@@ -293,6 +305,30 @@ export async function restoreBackupInTransaction(
       created_at: s.created_at,
       updated_at: s.updated_at,
     });
+    const settings = parsed.prompt_settings[i];
+    if (settings) {
+      // The row as written (checked by the settings route's rules in parseAccountBackup); no
+      // update_prompt_settings log: the restore is the logged event.
+      const v = settings.settings;
+      await sessionPromptSettingsRepository.insert(tx, {
+        session_id: session.id,
+        account_id: accountId,
+        prompt_mode: v.prompt_mode,
+        macro_engine: v.macro_engine,
+        post_processing: v.post_processing,
+        timezone: v.timezone,
+        persona_position: v.persona_position,
+        persona_depth: v.persona_depth,
+        persona_role: v.persona_role,
+        lorebook_settings: JSON.stringify(v.lorebook),
+        authors_note: JSON.stringify(v.authors_note),
+        version: settings.version,
+        updated_at: settings.updated_at,
+        updated_by:
+          settings.updated_by !== null && clientIds.has(settings.updated_by) ? settings.updated_by : null,
+      });
+      settingsCount++;
+    }
     sessionIds.set(s._original_id, session.id);
     newSessions.set(s._original_id, session);
     for (const [from, to] of written.floorIds) {
@@ -340,13 +376,6 @@ export async function restoreBackupInTransaction(
       groupIds.set(log.operation_group_id, newId(ID_PREFIX.operationGroup));
     }
   }
-  const clientIds = await backupRepository.clientsOfAccount(
-    tx,
-    accountId,
-    data.operation_logs
-      .filter((l) => l.actor_type === 'client' && l.actor_id !== null)
-      .map((l) => l.actor_id!),
-  );
   const targetMaps = [
     sessionIds,
     floorIds,
@@ -416,6 +445,7 @@ export async function restoreBackupInTransaction(
       worldbook_entries: entryCount,
       user_cards: data.user_cards.length,
       sessions: data.sessions.length,
+      session_prompt_settings: settingsCount,
       floors: floorIds.size,
       vc_tags: data.vc_tags.length,
       operation_logs: data.operation_logs.length,

@@ -1,7 +1,14 @@
-import { DomainError, notFound, type BackupLogMode } from '@hearth/domain';
+import {
+  DomainError,
+  notFound,
+  parseBackupDocument,
+  type BackupLogMode,
+  type ParsedBackup,
+} from '@hearth/domain';
 import type { Actor } from '@hearth/permissions';
 import type { BackupJobView, Executor } from '@hearth/persistence';
 import { backupRepository } from '@hearth/persistence';
+import { checkBackupPromptSettings, type CheckedBackupPromptSettings } from './backup-prompt-settings';
 
 /** Account backup export and restore (spec 3 "Backup"; docs/decisions.md "Backup"). */
 
@@ -17,6 +24,30 @@ export interface BackupExportOptions {
 export interface BackupRestoreInput {
   document?: Record<string, unknown> | null;
   export_job_id?: string | null;
+}
+
+/** A checked backup: the domain's parse plus each session's checked prompt settings (null: no row). */
+export interface ParsedAccountBackup extends ParsedBackup {
+  /** By session, in `document.data.sessions` order. */
+  prompt_settings: Array<CheckedBackupPromptSettings | null>;
+}
+
+/**
+ * Every check of a restore, before anything is stored: the document's shape and references
+ * (`parseBackupDocument`), then each session's prompt settings by the settings route's rules (they live
+ * in this layer, so the domain parser leaves those values to this step). 400 `import_parse_error` with
+ * `details.path` for the first problem.
+ */
+export function parseAccountBackup(input: unknown): ParsedAccountBackup {
+  const parsed = parseBackupDocument(input);
+  return {
+    ...parsed,
+    prompt_settings: parsed.document.data.sessions.map((session, i) =>
+      session.prompt_settings
+        ? checkBackupPromptSettings(session.prompt_settings, `$.data.sessions[${i}].prompt_settings`)
+        : null,
+    ),
+  };
 }
 
 export type BackupJobKind = 'export_backup' | 'restore_backup';

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { parseBackupDocument, validationError } from '@hearth/domain';
+import { validationError } from '@hearth/domain';
 import type { Actor } from '@hearth/permissions';
 import { backupRepository, inTransaction, type Db } from '@hearth/persistence';
 import { CONFIG, DB, type AppConfig } from '@hearth/platform';
@@ -7,6 +7,7 @@ import { actorSnapshot, checkImportSize } from '../chat-transfer/chat-transfer-r
 import { CreateJobUseCase } from '../jobs/create-job.use-case';
 import { readBackupArtifact } from './get-backup-file.use-case';
 import {
+  parseAccountBackup,
   requireBackupClient,
   requireBackupJob,
   type BackupJobAccepted,
@@ -43,7 +44,7 @@ export class RequestBackupRestoreJobUseCase {
     if (hasDocument) {
       text = JSON.stringify(input.document);
       checkImportSize(text, this.config.chatImportMaxBytes);
-      parseBackupDocument(input.document);
+      parseAccountBackup(input.document);
     } else {
       const source = await requireBackupJob(this.db, actor, input.export_job_id!);
       text = (await readBackupArtifact(this.db, source)).content;

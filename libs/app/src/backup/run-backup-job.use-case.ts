@@ -1,12 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DomainError, parseBackupDocument, parseJsonText } from '@hearth/domain';
+import { DomainError, parseJsonText } from '@hearth/domain';
 import { ProjectAccess, type Actor } from '@hearth/permissions';
 import { backupRepository, inTransaction, type BackupJobRow, type Db } from '@hearth/persistence';
 import { CONFIG, DB, type AppConfig } from '@hearth/platform';
 import { OperationLogWriter } from '../operation-logs/operation-log-writer';
 import { buildBackupDocument } from './backup-export-builder';
 import { restoreBackupInTransaction } from './backup-restore-writer';
-import type { BackupExportOptions } from './backup-rules';
+import { parseAccountBackup, type BackupExportOptions } from './backup-rules';
 
 const jobGone = (id: string) => new DomainError('backup_job_not_found', 404, `backup job ${id} has no row`);
 
@@ -71,7 +71,7 @@ export class RunBackupJobUseCase {
   private async restoreBackup(job: BackupJobRow, actor: Actor): Promise<unknown> {
     if (job.restored) return job.result;
     if (job.input_text === null) throw new DomainError('import_empty', 400, 'the job has no backup document');
-    const parsed = parseBackupDocument(parseJsonText(job.input_text, 'the backup document'));
+    const parsed = parseAccountBackup(parseJsonText(job.input_text, 'the backup document'));
     return inTransaction(this.db, async ({ tx }) => {
       const locked = await backupRepository.lockJob(tx, job.id);
       if (!locked) throw jobGone(job.id);

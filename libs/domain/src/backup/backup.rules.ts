@@ -93,6 +93,35 @@ export interface BackupUserCard {
   updated_at: number;
 }
 
+/**
+ * The setting values of a session's prompt settings row, by column (`session_prompt_settings`): the
+ * nullable columns, then the written keys of the two objects. A restore checks them with the settings
+ * route's own rules (libs/app/src/backup/backup-prompt-settings.ts), not here.
+ */
+export const BACKUP_PROMPT_SETTING_COLUMNS = [
+  'prompt_mode',
+  'macro_engine',
+  'post_processing',
+  'timezone',
+  'persona_position',
+  'persona_depth',
+  'persona_role',
+  'lorebook_settings',
+  'authors_note',
+] as const;
+export type BackupPromptSettingColumn = (typeof BACKUP_PROMPT_SETTING_COLUMNS)[number];
+
+/**
+ * A session's prompt settings row as written (docs/decisions.md "Backup"), without its account and
+ * session; `updated_by` is a Client id, or null (an account's own id is not carried). The setting values
+ * are as the document gives them until the restore's app-level check (an absent one is null: not set).
+ */
+export type BackupPromptSettings = Record<BackupPromptSettingColumn, unknown> & {
+  version: number;
+  updated_at: number;
+  updated_by: string | null;
+};
+
 export interface BackupSession {
   _original_id: string;
   title: string;
@@ -108,6 +137,8 @@ export interface BackupSession {
   updated_at: number;
   /** The session's lossless `nchat` file (spec 3 "Chat file formats"), variables and memories included. */
   chat: JsonObject;
+  /** Its prompt settings row; null (or absent: documents before this field) when it has none. */
+  prompt_settings?: BackupPromptSettings | null;
 }
 
 export interface BackupVcTag {
@@ -263,6 +294,23 @@ function strings(o: JsonObject, key: string, path: string): string[] {
     if (typeof item !== 'string') fail(`${path}.${key}[${i}]`, 'must be a string');
   });
   return list as string[];
+}
+
+/**
+ * A session's `prompt_settings`: absent or null (no row), else an object whose `version` (1 when absent)
+ * and `updated_at` fit their columns; other keys than the row's are ignored, like any record's.
+ */
+function promptSettings(o: JsonObject, path: string): BackupPromptSettings | null {
+  if (o.prompt_settings === undefined || o.prompt_settings === null) return null;
+  const at = `${path}.prompt_settings`;
+  const p = obj(o.prompt_settings, at);
+  const values = Object.fromEntries(BACKUP_PROMPT_SETTING_COLUMNS.map((key) => [key, p[key] ?? null]));
+  return {
+    ...(values as Record<BackupPromptSettingColumn, unknown>),
+    version: p.version === undefined ? 1 : int(p, 'version', at, 1),
+    updated_at: time(p, 'updated_at', at),
+    updated_by: nstr(p, 'updated_by', at),
+  };
 }
 
 /** Records of one kind: objects with a unique non-empty `_original_id`. */
@@ -545,6 +593,7 @@ export function parseBackupDocument(input: unknown): ParsedBackup {
       created_at: time(o, 'created_at', path),
       updated_at: time(o, 'updated_at', path),
       chat,
+      prompt_settings: promptSettings(o, path),
     };
   });
 
