@@ -1,4 +1,4 @@
-import { ST_PROMPT_ROLES, validationError, type PersonaPlacement } from '@hearth/domain';
+import { validationError, type PersonaPlacement } from '@hearth/domain';
 import {
   POST_PROCESSING_MODES,
   type PostProcessingMode,
@@ -11,6 +11,7 @@ import {
   PERSONA_DEPTH_DEFAULT,
   PERSONA_POSITIONS,
   PERSONA_ROLE_DEFAULT,
+  PROMPT_ROLE_NAMES,
   type AuthorsNote,
   type PersonaPosition,
   type PromptRoleName,
@@ -34,8 +35,6 @@ import type { SessionPromptSettingsRow } from '@hearth/persistence';
 
 export const PROMPT_MODES: readonly PromptMode[] = ['compat_strict', 'compat_plus', 'native'];
 export const MACRO_ENGINES: readonly MacroEngineKind[] = ['classic', 'v2'];
-/** The roles of the persona at depth and of the note, in ST's `extension_prompt_roles` order. */
-export const PROMPT_ROLES: readonly PromptRoleName[] = ST_PROMPT_ROLES;
 
 /** The top-level settings of the route (besides the `lorebook` and `authors_note` objects). */
 export const PROMPT_SETTING_FIELDS = [
@@ -52,9 +51,8 @@ export type PromptSettingField = (typeof PROMPT_SETTING_FIELDS)[number];
 const OBJECT_SETTING_FIELDS = ['lorebook', 'authors_note'] as const;
 const ALL_SETTING_FIELDS = [...PROMPT_SETTING_FIELDS, ...OBJECT_SETTING_FIELDS];
 
-/** The persona settings a user card may also give (session > card > default). */
-export const PERSONA_SETTING_FIELDS = ['persona_position', 'persona_depth', 'persona_role'] as const;
-type PersonaSettingField = (typeof PERSONA_SETTING_FIELDS)[number];
+/** The persona settings a user card may also give (session > card > default), by the card's key. */
+type PersonaSettingField = 'persona_position' | 'persona_depth' | 'persona_role';
 const PERSONA_CARD_KEY: Record<PersonaSettingField, keyof PersonaPlacement> = {
   persona_position: 'position',
   persona_depth: 'depth',
@@ -228,9 +226,9 @@ export function authorsNoteValueProblem(key: keyof AuthorsNote, value: unknown):
         ? null
         : `must be one of ${AUTHORS_NOTE_POSITIONS.join(', ')} (or null to reset)`;
     case 'role':
-      return (PROMPT_ROLES as readonly unknown[]).includes(value)
+      return (PROMPT_ROLE_NAMES as readonly unknown[]).includes(value)
         ? null
-        : `must be one of ${PROMPT_ROLES.join(', ')} (or null to reset)`;
+        : `must be one of ${PROMPT_ROLE_NAMES.join(', ')} (or null to reset)`;
   }
 }
 
@@ -264,7 +262,7 @@ export function checkPromptSettingsPut(body: Record<string, unknown>): PromptSet
   checkEnum('macro_engine', body.macro_engine, MACRO_ENGINES, problems);
   checkEnum('post_processing', body.post_processing, POST_PROCESSING_MODES, problems);
   checkEnum('persona_position', body.persona_position, PERSONA_POSITIONS, problems);
-  checkEnum('persona_role', body.persona_role, PROMPT_ROLES, problems);
+  checkEnum('persona_role', body.persona_role, PROMPT_ROLE_NAMES, problems);
   if (
     body.persona_depth !== undefined &&
     body.persona_depth !== null &&
@@ -384,12 +382,13 @@ export function effectivePromptSettings(
   };
 }
 
-/** Where each persona setting of `effectivePromptSettings` comes from. */
-export function personaSettingSource(
+/** Where a top-level setting of `effectivePromptSettings` comes from (the card only for the persona's). */
+export function promptSettingSource(
   stored: StoredPromptSettings,
   card: PersonaPlacement,
-  field: PersonaSettingField,
+  field: PromptSettingField,
 ): 'session' | 'user_card' | 'default' {
   if (stored[field] !== null) return 'session';
-  return card[PERSONA_CARD_KEY[field]] !== undefined ? 'user_card' : 'default';
+  const cardKey = PERSONA_CARD_KEY[field as PersonaSettingField];
+  return cardKey !== undefined && card[cardKey] !== undefined ? 'user_card' : 'default';
 }

@@ -2,9 +2,8 @@ import type { PersonaPlacement } from '@hearth/domain';
 import type { SessionPromptSettingsRow } from '@hearth/persistence';
 import {
   effectivePromptSettings,
-  PERSONA_SETTING_FIELDS,
-  personaSettingSource,
   PROMPT_SETTING_FIELDS,
+  promptSettingSource,
   storedSettings,
   type PromptSettingsValues,
   type StoredPromptSettings,
@@ -40,8 +39,7 @@ export function toPromptSettingsView(
   const settings = storedSettings(row);
   const effective = effectivePromptSettings(settings, card);
   const sources: Record<string, PromptSettingSource> = {};
-  for (const f of PROMPT_SETTING_FIELDS) sources[f] = settings[f] !== null ? 'session' : 'default';
-  for (const f of PERSONA_SETTING_FIELDS) sources[f] = personaSettingSource(settings, card, f);
+  for (const f of PROMPT_SETTING_FIELDS) sources[f] = promptSettingSource(settings, card, f);
   for (const key of Object.keys(effective.lorebook))
     sources[`lorebook.${key}`] = key in settings.lorebook ? 'session' : 'default';
   for (const key of Object.keys(effective.authors_note))

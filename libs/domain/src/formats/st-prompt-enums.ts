@@ -1,4 +1,9 @@
-import type { AuthorsNotePosition, PersonaPosition, PromptRoleName } from '../prompt/engine/authors-note';
+import {
+  PROMPT_ROLE_NAMES,
+  type AuthorsNotePosition,
+  type PersonaPosition,
+  type PromptRoleName,
+} from '../prompt/engine/authors-note';
 
 /**
  * SillyTavern's numbered prompt enums and Hearth's names for them (docs/decisions.md "Author's note and
@@ -6,7 +11,7 @@ import type { AuthorsNotePosition, PersonaPosition, PromptRoleName } from '../pr
  */
 
 /** ST `extension_prompt_roles`: SYSTEM 0, USER 1, ASSISTANT 2 (the note's and the persona's role). */
-export const ST_PROMPT_ROLES: readonly PromptRoleName[] = ['system', 'user', 'assistant'];
+export const ST_PROMPT_ROLES: readonly PromptRoleName[] = PROMPT_ROLE_NAMES;
 
 /** ST `extension_prompt_types` as the note uses them: IN_PROMPT 0, IN_CHAT 1, BEFORE_PROMPT 2. */
 export const ST_NOTE_POSITIONS: readonly AuthorsNotePosition[] = [

@@ -5,6 +5,7 @@ import {
   PERSONA_DEPTH_DEFAULT,
   PERSONA_POSITIONS,
   PERSONA_ROLE_DEFAULT,
+  PROMPT_ROLE_NAMES,
   type AuthorsNote,
   type AuthorsNotePosition,
   type PersonaPosition,
@@ -21,8 +22,6 @@ import {
  *     or below it (TOP_AN / BOTTOM_AN), again only when `shouldWIAddPrompt`.
  * Placing the result (in chat, or beside the main prompt) is build-prompt's and the assembly's.
  */
-
-const ROLES: readonly PromptRoleName[] = ['system', 'user', 'assistant'];
 
 /** Why the note is not inserted this generation. */
 export type AuthorsNoteScheduleReason =
@@ -76,7 +75,7 @@ export function readAuthorsNote(note: AuthorsNote | null | undefined): {
       interval: pick('interval', isNumber),
       depth: pick('depth', isNumber),
       position: pick('position', (v) => AUTHORS_NOTE_POSITIONS.includes(v as never)),
-      role: pick('role', (v) => ROLES.includes(v as never)),
+      role: pick('role', (v) => PROMPT_ROLE_NAMES.includes(v as never)),
     },
     warnings,
   };
@@ -129,7 +128,7 @@ export function resolvePersona(user: {
   }
   let role = PERSONA_ROLE_DEFAULT;
   if (user.role !== undefined) {
-    if (ROLES.includes(user.role)) role = user.role;
+    if (PROMPT_ROLE_NAMES.includes(user.role)) role = user.role;
     else
       warnings.push({
         code: 'invalid_persona_role',

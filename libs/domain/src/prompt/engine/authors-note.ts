@@ -6,6 +6,8 @@
  */
 
 export type PromptRoleName = 'system' | 'user' | 'assistant';
+/** The roles in ST's `extension_prompt_roles` order (SYSTEM 0, USER 1, ASSISTANT 2). */
+export const PROMPT_ROLE_NAMES: readonly PromptRoleName[] = ['system', 'user', 'assistant'];
 
 /**
  * ST `persona_description_positions`: IN_PROMPT 0 (and the deprecated AFTER_CHAR 1, which ST migrates to
