@@ -29,8 +29,12 @@ export class ProjectAccess {
     actor: Actor,
     projectId: string,
     capability: ProjectCapability,
-    /** `notFoundCode`: legacy resource routes (sessions, ...) answer non-members 404 `not_found` (spec 1). */
-    options: { db?: Executor; deniedCode?: string; notFoundCode?: string } = {},
+    /**
+     * `notFoundCode`: legacy resource routes (sessions, ...) answer non-members 404 `not_found` (spec 1).
+     * `notFoundMessage`: the message the route gives for a missing object, so a non-member's 404 is the
+     * same body as a missing id's (R8: existence is not revealed by the message either).
+     */
+    options: { db?: Executor; deniedCode?: string; notFoundCode?: string; notFoundMessage?: string } = {},
   ): Promise<ProjectGrant> {
     const db = options.db ?? this.db;
     return this.requireOn(actor, await projectsRepository.findProject(db, projectId), capability, options);
@@ -41,7 +45,7 @@ export class ProjectAccess {
     actor: Actor,
     project: ProjectRow | undefined,
     capability: ProjectCapability,
-    options: { db?: Executor; deniedCode?: string; notFoundCode?: string } = {},
+    options: { db?: Executor; deniedCode?: string; notFoundCode?: string; notFoundMessage?: string } = {},
   ): Promise<ProjectGrant> {
     const role = project ? await this.roleOf(actor, project, options.db ?? this.db) : null;
     return grantFor(project, role, capability, options);
@@ -57,14 +61,14 @@ export function grantFor(
   project: ProjectRow | undefined,
   role: ProjectRole | null,
   capability: ProjectCapability,
-  options: { deniedCode?: string; notFoundCode?: string } = {},
+  options: { deniedCode?: string; notFoundCode?: string; notFoundMessage?: string } = {},
 ): ProjectGrant {
   if (!project || !role) {
     const code = options.notFoundCode ?? 'project_not_found';
     throw new DomainError(
       code,
       404,
-      code === 'project_not_found' ? 'Project not found' : 'Resource not found',
+      options.notFoundMessage ?? (code === 'project_not_found' ? 'Project not found' : 'Resource not found'),
     );
   }
   if (!roleAllows(role, capability)) {

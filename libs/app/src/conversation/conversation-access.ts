@@ -36,17 +36,36 @@ export async function requireFloor(
   actor: Actor,
   floorId: string,
   capability: ProjectCapability,
-  /** `sessionKind` `temporary`: a temporary conversation's floor (its own routes only). */
-  options: { lock?: boolean; notFoundCode?: string; sessionKind?: SessionKind } = {},
+  /**
+   * `sessionKind` `temporary`: a temporary conversation's floor (its own routes only).
+   * `notFoundMessage`: the message of the route's own 404 for a missing object (default `Floor not found`),
+   * given to every 404 here so a foreign floor's answer is the same as a missing one's.
+   */
+  options: {
+    lock?: boolean;
+    notFoundCode?: string;
+    notFoundMessage?: string;
+    sessionKind?: SessionKind;
+  } = {},
 ): Promise<FloorGrant> {
   const floor = options.lock
     ? await conversationRepository.lockFloor(db as Tx, floorId)
     : await conversationRepository.findFloor(db, floorId);
   const code = options.notFoundCode ?? 'floor_not_found';
-  if (!floor) throw code === 'floor_not_found' ? floorNotFound() : notFound(code, 'Floor not found');
+  const message = options.notFoundMessage ?? floorNotFound().message;
+  if (!floor) throw notFound(code, message);
   return {
     floor,
-    ...(await grantOfSession(access, db, actor, floor.session_id, capability, code, options.sessionKind)),
+    ...(await grantOfSession(
+      access,
+      db,
+      actor,
+      floor.session_id,
+      capability,
+      code,
+      message,
+      options.sessionKind,
+    )),
   };
 }
 
@@ -61,7 +80,15 @@ export async function requirePage(
 ): Promise<PageGrant> {
   const page = await floorsRepository.findPage(db, pageId);
   if (!page) throw pageNotFound();
-  const grant = await grantOfSession(access, db, actor, page.session_id, capability, 'page_not_found');
+  const grant = await grantOfSession(
+    access,
+    db,
+    actor,
+    page.session_id,
+    capability,
+    'page_not_found',
+    pageNotFound().message,
+  );
   const floor = options.lock
     ? await conversationRepository.lockFloor(db as Tx, page.floor_id)
     : await conversationRepository.findFloor(db, page.floor_id);
@@ -98,12 +125,10 @@ export function ensureConversationWritable(grant: SessionGrant): void {
   if (grant.session.status === 'archived') throw sessionArchived(grant.session.id);
 }
 
-const NOT_FOUND_MESSAGES: Record<string, string> = {
-  floor_not_found: 'Floor not found',
-  page_not_found: 'Page not found',
-  not_found: 'Not found',
-};
-
+/**
+ * The session of a floor or page and the caller's grant on its Project. Every 404 (session gone, not a
+ * member) has the code and message of the route's missing object, so it reveals nothing (R8).
+ */
 async function grantOfSession(
   access: ProjectAccess,
   db: Executor,
@@ -111,10 +136,15 @@ async function grantOfSession(
   sessionId: string,
   capability: ProjectCapability,
   notFoundCode: string,
+  notFoundMessage: string,
   kind: SessionKind = 'standard',
 ): Promise<SessionGrant> {
   const session = await sessionsRepository.findSession(db, sessionId, kind);
-  if (!session) throw notFound(notFoundCode, NOT_FOUND_MESSAGES[notFoundCode] ?? 'Not found');
-  const { project, role } = await access.require(actor, session.project_id, capability, { db, notFoundCode });
+  if (!session) throw notFound(notFoundCode, notFoundMessage);
+  const { project, role } = await access.require(actor, session.project_id, capability, {
+    db,
+    notFoundCode,
+    notFoundMessage,
+  });
   return { session, project, role };
 }

@@ -53,7 +53,7 @@ export async function requirePromptRuntimeTarget(
     actor,
     session.project_id,
     mode === 'write' ? 'project.session.write' : 'project.read',
-    { db, notFoundCode: 'session_not_found' },
+    { db, notFoundCode: 'session_not_found', notFoundMessage: sessionNotFound().message },
   );
   let branch: Selectable<BranchesTable> | null = null;
   if (branchId !== null) {

@@ -37,6 +37,7 @@ export async function requireSession(
   const { project, role } = await access.require(actor, session.project_id, capability, {
     db,
     notFoundCode: 'not_found',
+    notFoundMessage: sessionNotFound().message,
   });
   return { session, project, role };
 }

@@ -162,6 +162,7 @@ export class CreateTemporaryConversationUseCase {
       const { project } = await this.access.require(actor, session.project_id, 'project.session.write', {
         db: tx,
         notFoundCode: 'source_session_not_found',
+        notFoundMessage: sourceSessionNotFound().message,
       });
       return { project, source: session };
     }

@@ -46,6 +46,7 @@ export async function requireConversation(
   const { project, role } = await deps.access.require(actor, conversation.project_id, capability, {
     db,
     notFoundCode: 'conversation_not_found',
+    notFoundMessage: conversationNotFound().message,
   });
   ensureProjectActive(project);
   const current = await expireIfDue(deps, conversation, Date.now());

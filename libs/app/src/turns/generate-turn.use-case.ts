@@ -232,6 +232,7 @@ export class GenerateTurnUseCase {
     const notFoundCode = editTarget ? 'message_not_found' : 'floor_not_found';
     const grant = await requireFloor(this.access, this.db, actor, floorId, 'project.session.write', {
       notFoundCode,
+      notFoundMessage: editTarget ? 'Message not found' : undefined,
       sessionKind: request.sessionKind ?? 'standard',
     });
     ensureConversationWritable(grant);

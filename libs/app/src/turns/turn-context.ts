@@ -114,7 +114,8 @@ export async function loadTurnContext(
   branchRead.catch(() => undefined);
   const found = await sessionRead;
   const notFoundCode = request.sessionNotFoundCode ?? 'not_found';
-  if (!found) throw new DomainError(notFoundCode, 404, 'Session not found');
+  const notFoundMessage = 'Session not found';
+  if (!found) throw new DomainError(notFoundCode, 404, notFoundMessage);
   const { session } = found;
 
   // The library reads depend only on the session: they start while access, branch and floor are
@@ -130,7 +131,7 @@ export async function loadTurnContext(
     actor,
     found.project,
     request.access === 'write' ? 'project.session.write' : 'project.read',
-    { db, notFoundCode },
+    { db, notFoundCode, notFoundMessage },
   );
 
   const state = (await branchRead) ?? (await emptyMainBranch(db, session, request, now));

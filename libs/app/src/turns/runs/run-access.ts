@@ -26,6 +26,10 @@ export async function requireRun(
   if (!run) throw runNotFound();
   const session = await sessionsRepository.findSession(db, run.session_id);
   if (!session) throw runNotFound();
-  await access.require(actor, session.project_id, capability, { db, notFoundCode: 'run_not_found' });
+  await access.require(actor, session.project_id, capability, {
+    db,
+    notFoundCode: 'run_not_found',
+    notFoundMessage: runNotFound().message,
+  });
   return { run, session };
 }
