@@ -17,3 +17,4 @@ export * from './temporary-conversations/temporary-conversation.rules';
 export * from './node-graphs/node-graph.rules';
 export * from './backup/backup.rules';
 export { STORABLE_TEXT } from './text/storable-text';
+export { JSON_MAX_DEPTH, jsonNestedDeeperThan } from './text/json-depth';

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
+import { JSON_MAX_DEPTH, jsonNestedDeeperThan } from '@hearth/domain';
 import { type JsonLogger, type Metrics, requestContext } from '@hearth/platform';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -37,8 +38,39 @@ export function requestIdAndAccessLog(logger: JsonLogger, metrics: Metrics) {
   };
 }
 
+const JSON_TYPES = ['application/json', 'application/*+json'];
+
+/**
+ * The JSON body parser (HTTP_BODY_LIMIT_BYTES), plus two guards:
+ * - a declared Content-Length over the limit is refused at once. body-parser would refuse it without
+ *   buffering too, but only answer once the whole declared body had arrived (a slow client waited, and
+ *   the server read it all); the unread rest is discarded by Node as it arrives.
+ * - the parsed body may nest at most JSON_MAX_DEPTH (256) levels, else 400 `validation_error` before any
+ *   route sees it (class-transformer and the rest recurse: 100,000 levels overflowed the stack, a 500).
+ */
 export function jsonBodyParser(limitBytes: number) {
-  return express.json({ limit: limitBytes, type: ['application/json', 'application/*+json'] });
+  const parse = express.json({ limit: limitBytes, type: JSON_TYPES });
+  return (req: Request, res: Response, next: NextFunction) => {
+    if (declaredLength(req) > limitBytes && req.is(JSON_TYPES)) {
+      return next({ type: 'entity.too.large', status: 413, message: 'request entity too large' });
+    }
+    parse(req, res, (err?: unknown) => {
+      if (err) return next(err);
+      if (jsonNestedDeeperThan(req.body, JSON_MAX_DEPTH)) {
+        return next({ type: 'entity.too.deep', status: 400, message: 'JSON body nested too deep' });
+      }
+      next();
+    });
+  };
+}
+
+/** Content-Length of an uncompressed body (a compressed one is limited after inflating, as body-parser does). */
+function declaredLength(req: Request): number {
+  const header = req.headers['content-length'];
+  const encoding = req.headers['content-encoding'];
+  if (header === undefined || (encoding !== undefined && encoding.toLowerCase() !== 'identity')) return 0;
+  const length = Number(header);
+  return Number.isFinite(length) ? length : 0;
 }
 
 interface BodyParserError {
@@ -53,6 +85,15 @@ export function bodyParserErrorHandler() {
     if (err.type === 'entity.too.large') {
       return res.status(413).json({
         error: { code: 'payload_too_large', message: 'The request body is larger than the server accepts' },
+      });
+    }
+    if (err.type === 'entity.too.deep') {
+      return res.status(400).json({
+        error: {
+          code: 'validation_error',
+          message: `The JSON body is nested deeper than ${JSON_MAX_DEPTH} levels`,
+          details: { max_depth: JSON_MAX_DEPTH },
+        },
       });
     }
     if (err.type === 'entity.parse.failed') {

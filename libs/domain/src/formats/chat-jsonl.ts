@@ -1,5 +1,6 @@
 import { DomainError } from '../errors';
-import { cloneJson, importParseError, isPlainObject, JsonObject } from './format.rules';
+import { jsonNestedDeeperThan } from '../text/json-depth';
+import { cloneJson, importJsonTooDeep, importParseError, isPlainObject, JsonObject } from './format.rules';
 import { parseSendDate } from './chat-send-date';
 import { pageChecksum } from './nchat';
 
@@ -101,7 +102,7 @@ export function parseExtJsonl(text: string, options: ExtJsonlParseOptions): Pars
   const skipped: number[] = [];
   for (let i = headerIndex + 1; i < lines.length; i++) {
     if (lines[i].trim() === '') continue;
-    const line = parseMessageLine(lines[i]);
+    const line = parseMessageLine(lines[i], i + 1);
     if (!line) {
       skipped.push(i + 1);
       continue;
@@ -154,6 +155,7 @@ function parseHeader(text: string): JsonObject {
   } catch (error) {
     throw importParseError(`chat header line is not valid JSON: ${(error as Error).message}`, { line: 1 });
   }
+  if (jsonNestedDeeperThan(value)) throw importJsonTooDeep('chat header line', { line: 1 });
   if (!isPlainObject(value) || !('user_name' in value || 'name' in value || 'chat_metadata' in value)) {
     throw importParseError('chat header line must be an object with chat_metadata, user_name or name', {
       line: 1,
@@ -162,13 +164,18 @@ function parseHeader(text: string): JsonObject {
   return value;
 }
 
-function parseMessageLine(text: string): JsonObject | null {
+/** A message line, or null when it is not a JSON object with a string `mes` (skipped and counted). */
+function parseMessageLine(text: string, lineNo: number): JsonObject | null {
+  let value: unknown;
   try {
-    const value: unknown = JSON.parse(text);
-    return isPlainObject(value) && typeof value.mes === 'string' ? value : null;
+    value = JSON.parse(text);
   } catch {
     return null;
   }
+  if (!isPlainObject(value) || typeof value.mes !== 'string') return null;
+  // Readable but too deep to copy and store: the file is refused, not silently cut.
+  if (jsonNestedDeeperThan(value)) throw importJsonTooDeep(`chat line ${lineNo}`, { line: lineNo });
+  return value;
 }
 
 function isStringArray(value: unknown): value is string[] {

@@ -1,4 +1,5 @@
 import { DomainError } from '../errors';
+import { JSON_MAX_DEPTH, jsonNestedDeeperThan } from '../text/json-depth';
 
 /** Shared helpers of the external-format codecs (SillyTavern files). Pure code. */
 
@@ -13,13 +14,27 @@ export function isPlainObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Parses JSON text (a leading UTF-8 BOM is tolerated); malformed text is an `import_parse_error`. */
-export function parseJsonText(text: string, what: string): unknown {
+/**
+ * Parses JSON text (a leading UTF-8 BOM is tolerated); malformed text, or JSON nested deeper than
+ * JSON_MAX_DEPTH levels (the codecs copy and store it recursively), is an `import_parse_error`.
+ */
+export function parseJsonText(text: string, what: string, details?: JsonObject): unknown {
+  let value: unknown;
   try {
-    return JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+    value = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   } catch (error) {
-    throw importParseError(`${what} is not valid JSON: ${(error as Error).message}`);
+    throw importParseError(`${what} is not valid JSON: ${(error as Error).message}`, details);
   }
+  if (jsonNestedDeeperThan(value)) throw importJsonTooDeep(what, details);
+  return value;
+}
+
+/** 400 `import_parse_error` for imported JSON nested deeper than JSON_MAX_DEPTH levels. */
+export function importJsonTooDeep(what: string, details?: JsonObject): DomainError {
+  return importParseError(`${what} is nested deeper than ${JSON_MAX_DEPTH} levels`, {
+    ...details,
+    max_depth: JSON_MAX_DEPTH,
+  });
 }
 
 /** A deep copy of a JSON value (imports and exports never share mutable objects with their input). */

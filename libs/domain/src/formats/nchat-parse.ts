@@ -1,5 +1,6 @@
 import { DomainError } from '../errors';
-import { cloneJson, importParseError, isPlainObject, JsonObject } from './format.rules';
+import { jsonNestedDeeperThan } from '../text/json-depth';
+import { cloneJson, importJsonTooDeep, importParseError, isPlainObject, JsonObject } from './format.rules';
 import {
   NCHAT_SPEC,
   NCHAT_SPEC_VERSION,
@@ -44,6 +45,7 @@ export function parseNchat(text: string): ParsedNchat {
   } catch (error) {
     throw importParseError(`nchat file is not valid JSON: ${(error as Error).message}`);
   }
+  if (jsonNestedDeeperThan(value)) throw importJsonTooDeep('nchat file');
   const root = object(value, '$');
   if (root.spec !== NCHAT_SPEC) fail('$.spec', `must be "${NCHAT_SPEC}"`);
   const warnings: string[] = [];
