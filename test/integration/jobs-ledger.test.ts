@@ -182,6 +182,26 @@ describe.each(MODES)('job ledger and worker ($mode)', ({ redis }) => {
     expect(workRuns.get(job.id)).toBe(1);
   });
 
+  it('a delivery while an attempt holds a live lease comes back when the lease ends, and takes a dead attempt over', async () => {
+    const { worker, db, resources } = await open();
+    // Claimed by a worker that then died (a stall check delivers its entry again): running, lease live.
+    const held = (await jobsRepository.insertPending(db, newRow(Date.now())))!;
+    await jobsRepository.claim(db, { id: held.id, name: 'system.ping', now: Date.now(), leaseMs: 1_000 });
+    const claimed = await row(db, held.id);
+    const outcome = await worker!.app
+      .get(RunLedgerJobUseCase)
+      .execute('system.ping', held.id, async () => ({ taken: true }));
+    expect(outcome).toEqual({ redeliverAt: claimed.lease_expires_at! + 1 });
+    expect(await row(db, held.id)).toEqual(claimed);
+
+    await enqueueLedgerJob(resources.jobQueue, 'system.ping', held.id);
+    expect(await reaches(db, held.id, 'succeeded')).toMatchObject({
+      attempt_count: 2,
+      result: { pong: true, attempt: 2 },
+    });
+    expect(workRuns.get(held.id)).toBe(1);
+  });
+
   it('dedupes creates by dedupe_key in Postgres', async () => {
     const { worker, db } = await open();
     const key = `ping:${randomBytes(4).toString('hex')}`;

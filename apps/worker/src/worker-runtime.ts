@@ -27,7 +27,10 @@ export interface WorkerRuntimeOptions {
   jobRunner?: Partial<JobRunnerSettings>;
   /** Jobs run at once per queue. */
   concurrency?: number;
-  /** BullMQ lock duration (stall detection); BullMQ's default when unset. */
+  /**
+   * BullMQ lock duration and stall-check interval; `JOB_LOCK_DURATION_MS` when unset. (The ledger
+   * lease is `jobRunner.leaseMs`, `JOB_LEASE_MS` when unset.)
+   */
   lockDurationMs?: number;
   /** How long close() waits for running jobs before handing them back. */
   shutdownGraceMs?: number;
@@ -89,7 +92,10 @@ export async function startWorker(
   const { config, logger } = resources;
   const processorTypes = options.processors ?? WORKER_PROCESSORS;
   const app = await NestFactory.createApplicationContext(
-    WorkerModule.register(resources, { processors: processorTypes, jobRunner: options.jobRunner }),
+    WorkerModule.register(resources, {
+      processors: processorTypes,
+      jobRunner: { leaseMs: config.jobLeaseMs, ...options.jobRunner },
+    }),
     { logger, abortOnError: false },
   );
   let consumer: JobConsumer | null = null;
@@ -120,7 +126,8 @@ export async function startWorker(
       {
         queues,
         concurrency: options.concurrency,
-        lockDurationMs: options.lockDurationMs,
+        lockDurationMs: options.lockDurationMs ?? config.jobLockDurationMs,
+        stalledIntervalMs: options.lockDurationMs ?? config.jobLockDurationMs,
         onError: (error, context) =>
           logger.error(
             { msg: 'job delivery failed', job: context.name, job_id: context.jobId, error: String(error) },

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { type Db, jobsRepository, type JobRow } from '@hearth/persistence';
+import { type Db, IN_FLIGHT_STATUSES, jobsRepository, type JobRow } from '@hearth/persistence';
 import {
   DB,
   JOB_DEFINITIONS,
@@ -179,6 +179,21 @@ export class RunLedgerJobUseCase {
     // Delivered early (e.g. a reconciler raced a retry): come back when it is due.
     if (row.status === 'retry_waiting' && row.available_at !== null && row.available_at > Date.now()) {
       return { redeliverAt: row.available_at };
+    }
+    // Delivered again while an attempt's lease is live: the transport's stall check found the entry's
+    // lock gone (its worker died, or is stuck). Dropping the delivery would leave a dead worker's job
+    // `running` until a reconciler pass; it comes back when the lease has run out, and is then
+    // claimed (worker dead) or ignored (the attempt finished meanwhile).
+    if (
+      IN_FLIGHT_STATUSES.includes(row.status) &&
+      row.lease_expires_at !== null &&
+      row.lease_expires_at >= Date.now()
+    ) {
+      this.logger.debug(
+        { msg: 'delivery of a job whose lease is live; back when it ends', job_id: jobId, name },
+        'Jobs',
+      );
+      return { redeliverAt: row.lease_expires_at + 1 };
     }
     this.logger.debug(
       { msg: 'duplicate or stale delivery ignored', job_id: jobId, name, status: row.status },

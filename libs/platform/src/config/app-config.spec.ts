@@ -126,6 +126,16 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ GENERATION_QUEUE_TIMEOUT_MS: 'soon' })).toThrow(/GENERATION_QUEUE_TIMEOUT_MS/);
   });
 
+  it('reads the job lease and the queue lock duration (defaults 60 s and 30 s)', () => {
+    expect(loadConfig({})).toMatchObject({ jobLeaseMs: 60_000, jobLockDurationMs: 30_000 });
+    expect(loadConfig({ JOB_LEASE_MS: '4000', JOB_LOCK_DURATION_MS: '1000' })).toMatchObject({
+      jobLeaseMs: 4_000,
+      jobLockDurationMs: 1_000,
+    });
+    expect(() => loadConfig({ JOB_LEASE_MS: '999' })).toThrow(/JOB_LEASE_MS/);
+    expect(() => loadConfig({ JOB_LOCK_DURATION_MS: 'short' })).toThrow(/JOB_LOCK_DURATION_MS/);
+  });
+
   it('reads the queue key prefix, default hearth, and rejects a malformed one', () => {
     expect(loadConfig({}).queuePrefix).toBe('hearth');
     expect(loadConfig({ QUEUE_PREFIX: 'hearth-test_01' }).queuePrefix).toBe('hearth-test_01');

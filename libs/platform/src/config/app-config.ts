@@ -42,6 +42,16 @@ export interface AppConfig {
   eventStreamPollMs: number;
   /** Interval of the job reconciler and maintenance scan. */
   maintenanceIntervalMs: number;
+  /**
+   * `JOB_LEASE_MS`: how long a worker's claim of a ledger job holds without renewal (renewed every
+   * third of it); a job of a worker that died is taken over once it has run out.
+   */
+  jobLeaseMs: number;
+  /**
+   * `JOB_LOCK_DURATION_MS`: the queue's (BullMQ's) lock on a delivered entry, and the interval of its
+   * stall check; an entry of a worker that died is delivered again within about twice this.
+   */
+  jobLockDurationMs: number;
   /** `QUEUE_PREFIX`: the Redis key prefix of the job queues, so deployments sharing a Redis do not share queues. */
   queuePrefix: string;
   /** `GENERATION_CONCURRENCY`: model generations one API process runs at once; more turns wait. */
@@ -207,6 +217,8 @@ export function loadConfig(env: Env, defaults: ConfigDefaults = {}): AppConfig {
     eventStreamEnabled: bool('EVENT_STREAM_ENABLED', true),
     eventStreamPollMs: int('EVENT_STREAM_POLL_MS', 5_000, 10),
     maintenanceIntervalMs: int('MAINTENANCE_INTERVAL_MS', 30_000, 10),
+    jobLeaseMs: int('JOB_LEASE_MS', 60_000, 1_000),
+    jobLockDurationMs: int('JOB_LOCK_DURATION_MS', 30_000, 500),
     queuePrefix: pattern('QUEUE_PREFIX', /^[\w.{}-]{1,64}$/, 'hearth', '1-64 of: letters digits _ . - { }'),
     generationConcurrency: int('GENERATION_CONCURRENCY', 64, 1),
     generationQueueTimeoutMs: int('GENERATION_QUEUE_TIMEOUT_MS', 30_000, 1),

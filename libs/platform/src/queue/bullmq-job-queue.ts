@@ -158,6 +158,7 @@ export class BullMqJobConsumer implements JobConsumer {
         removeOnComplete: { count: 0 },
         removeOnFail: { count: 0 },
         ...(this.options.lockDurationMs ? { lockDuration: this.options.lockDurationMs } : {}),
+        ...(this.options.stalledIntervalMs ? { stalledInterval: this.options.stalledIntervalMs } : {}),
       });
       worker.on('error', (error) => this.settings.onError?.(error));
       worker.on('failed', (job, error) =>

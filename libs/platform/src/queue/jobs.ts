@@ -152,6 +152,8 @@ export interface JobConsumerOptions {
   onError?: (error: unknown, context: { name: string; jobId: string | undefined }) => void;
   /** BullMQ only: lock duration of an active entry (stall detection). */
   lockDurationMs?: number;
+  /** BullMQ only: how often entries whose lock ran out are looked for and delivered again. */
+  stalledIntervalMs?: number;
 }
 
 /** The consumer side: exactly one handler per job name, then start; close waits for running jobs. */
