@@ -172,6 +172,48 @@ function rssPeak(pid: number) {
   };
 }
 
+/** The request-body bytes the API holds right now (the `hearth_http_body_buffer_bytes` gauge). */
+async function bufferedBytes(api: BuiltApi): Promise<number> {
+  const text = await (await fetch(`${api.url}/metrics`)).text();
+  const match = /^hearth_http_body_buffer_bytes (\d+)/m.exec(text);
+  if (!match) throw new Error('no hearth_http_body_buffer_bytes gauge in /metrics');
+  return Number(match[1]);
+}
+
+/**
+ * The gauge once the closed uploads have been let go of: a reservation is released when its request
+ * closes, which the server sees a moment after the client does, so this polls (up to 10 s) for 0 and
+ * returns the last reading.
+ */
+async function bufferedBytesSettled(api: BuiltApi): Promise<number> {
+  let bytes = await bufferedBytes(api);
+  for (let i = 0; i < 200 && bytes !== 0; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    bytes = await bufferedBytes(api);
+  }
+  return bytes;
+}
+
+/** Polls `condition` every 20 ms until it holds (fails after 10 s). */
+async function waitUntil(condition: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    if (await condition()) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error('condition not met within 10 s');
+}
+
+/** A `{"data": <ext_jsonl chat>}` body of exactly `bytes` bytes (one long ASCII message). */
+function chatImportBody(bytes: number): string {
+  const body = (pad: string) =>
+    JSON.stringify({
+      data: `${extJsonlChat(1)}\n${JSON.stringify({ name: 'User', is_user: true, mes: `m${pad}` })}`,
+    });
+  const text = body('x'.repeat(bytes - Buffer.byteLength(body(''))));
+  expect(Buffer.byteLength(text)).toBe(bytes);
+  return text;
+}
+
 /**
  * R12 (performance-and-reliability.md part D): oversized and hostile bodies against the built API in a
  * child process (its RSS is read from /proc). Every answer is a 4xx with the spec's code, never a 500;
@@ -514,6 +556,236 @@ describe('R12: oversized and hostile request bodies', () => {
       expect(concurrent).toBe(200);
       expect(peak - baseline).toBeLessThan(50 * MiB);
       expect(await serves(api, sessionId)).toBe(200);
+    });
+  });
+
+  describe('chunked uploads against an API on the default budget (a fresh process, so its RSS growth is not hidden by a heap earlier tests grew)', () => {
+    let fresh: BuiltApi;
+    let freshSessionId: string;
+
+    beforeAll(async () => {
+      fresh = await startBuiltApi({
+        env: {
+          HOST: '127.0.0.1',
+          DATABASE_URL: database.url,
+          REDIS_URL,
+          QUEUE_PREFIX: `hearth-r12c-${randomBytes(4).toString('hex')}`,
+          BOOTSTRAP_ADMIN_API_KEY: ADMIN_KEY,
+          HTTP_BODY_LIMIT_BYTES: String(BODY_LIMIT),
+        },
+      });
+      freshSessionId = (await send(fresh, 'POST', '/sessions', '{}')).body.data.id;
+    });
+
+    afterEach(() => {
+      expect(fresh.lines.filter((l) => l.includes('"msg":"unhandled error"'))).toEqual([]);
+    });
+
+    afterAll(async () => {
+      await fresh?.stop();
+    });
+
+    it('20 parallel chunked 50 MB uploads (no Content-Length): each 413 or 503 resource_busy, RSS grows < 50 MB, nothing stays reserved', async () => {
+      const pid = fresh.child.pid!;
+      for (let i = 0; i < 5; i++) expect(await serves(fresh, freshSessionId)).toBe(200);
+      const baseline = rssOf(pid);
+      const sampler = rssPeak(pid);
+      const total = 50 * 1000 * 1000;
+      const uploads = Array.from({ length: 20 }, (_, i) => {
+        const req = new RawRequest(fresh, 'POST', i % 2 === 0 ? '/sessions' : '/import/chat', {
+          'content-type': 'application/json',
+          'transfer-encoding': 'chunked',
+        });
+        // Sent until the server answers (it answers without reading the rest, and closes).
+        const streaming = req.stream(total, { field: i % 2 === 0 ? 'title' : 'data', chunked: true });
+        return { req, streaming };
+      });
+      const concurrent = await serves(fresh, freshSessionId);
+      const answers = await Promise.all(uploads.map(({ req }) => req.answer));
+      for (const { req } of uploads) req.close();
+      await Promise.all(uploads.map(({ streaming }) => streaming));
+      const peak = sampler.stop();
+
+      for (const answer of answers) {
+        expect([413, 503]).toContain(answer.status);
+        const { code } = JSON.parse(answer.body).error;
+        expect(code).toBe(answer.status === 413 ? 'payload_too_large' : 'resource_busy');
+        if (answer.status === 503) expect(answer.headers['retry-after']).toBe('1');
+      }
+      // None was read whole: each was answered before its client had sent it all.
+      for (const { req } of uploads) expect(req.sent).toBeLessThan(total);
+      expect(concurrent).toBe(200);
+      expect(peak - baseline).toBeLessThan(50 * MiB);
+      expect(await bufferedBytesSettled(fresh)).toBe(0);
+      expect(await serves(fresh, freshSessionId)).toBe(200);
+    });
+  });
+
+  describe('the body buffer budget (HTTP_BODY_BUFFER_BUDGET_BYTES = 2 x HTTP_BODY_LIMIT_BYTES)', () => {
+    /** A second API on the same database, with a 2 MiB body limit and a 4 MiB budget. */
+    const SMALL_LIMIT = 2 * MiB;
+    const SMALL_BUDGET = 2 * SMALL_LIMIT;
+    let small: BuiltApi;
+
+    beforeAll(async () => {
+      small = await startBuiltApi({
+        env: {
+          HOST: '127.0.0.1',
+          DATABASE_URL: database.url,
+          REDIS_URL,
+          QUEUE_PREFIX: `hearth-r12b-${randomBytes(4).toString('hex')}`,
+          BOOTSTRAP_ADMIN_API_KEY: ADMIN_KEY,
+          HTTP_BODY_LIMIT_BYTES: String(SMALL_LIMIT),
+          HTTP_BODY_BUFFER_BUDGET_BYTES: String(SMALL_BUDGET),
+        },
+      });
+    });
+
+    afterEach(() => {
+      expect(small.lines.filter((l) => l.includes('"msg":"unhandled error"'))).toEqual([]);
+    });
+
+    afterAll(async () => {
+      await small?.stop();
+    });
+
+    /** Opens `count` uploads to the chat import declaring `size` bytes; only their heads are sent. */
+    const heads = (count: number, size: number) =>
+      Array.from(
+        { length: count },
+        () =>
+          new RawRequest(small, 'POST', '/import/chat', {
+            'content-type': 'application/json',
+            'content-length': String(size),
+          }),
+      );
+
+    /** A multipart card upload as bytes, with its content type (boundary). */
+    const multipart = async (file: string | Buffer) => {
+      const form = new FormData();
+      form.append('create_session', 'false');
+      form.append('file', new Blob([file], { type: 'application/json' }), 'card.json');
+      const encoded = new Response(form);
+      return {
+        type: encoded.headers.get('content-type')!,
+        bytes: Buffer.from(await encoded.arrayBuffer()),
+      };
+    };
+
+    const card = (name: string) =>
+      JSON.stringify({ spec: 'chara_card_v2', spec_version: '2.0', data: { name } });
+
+    it('three parallel declared bodies of 0.9 x the limit: the one that does not fit is 503 resource_busy at once, the others are imported', async () => {
+      const size = Math.floor(SMALL_LIMIT * 0.9);
+      const body = chatImportBody(size);
+      // All three heads first, no body byte yet: two reservations fit (1.8 of 2 x the limit), the third not.
+      const uploads = heads(3, size);
+      const first = await Promise.race(
+        uploads.map((req, index) => req.answer.then((answer) => ({ index, answer }))),
+      );
+      expect(first.answer.status).toBe(503);
+      expect(first.answer.headers['retry-after']).toBe('1');
+      expect(JSON.parse(first.answer.body).error.code).toBe('resource_busy');
+      // Answered on its head alone.
+      expect(uploads[first.index].sent).toBe(0);
+      uploads[first.index].close();
+
+      const others = uploads.filter((_, index) => index !== first.index);
+      await Promise.all(others.map((req) => req.write(body)));
+      const answers = await Promise.all(others.map((req) => req.answer));
+      for (const req of others) req.close();
+      expect(answers.map((a) => a.status)).toEqual([201, 201]);
+      for (const answer of answers) expect(JSON.parse(answer.body).data.session_id).toBeDefined();
+
+      // Released: the refused body, sent again, is imported.
+      expect(await bufferedBytesSettled(small)).toBe(0);
+      const retry = await send(small, 'POST', '/import/chat', body);
+      expect(retry.status).toBe(201);
+    });
+
+    it('with the budget nearly taken, a chunked body is 503 mid-stream and a multipart card upload 503 at once; both go through once it is free', async () => {
+      const size = Math.floor(SMALL_LIMIT * 0.9);
+      const holders = heads(2, size);
+      // The holders' reservations are taken once the server has read their heads: a small request
+      // sent after them on another connection is answered after that.
+      await waitUntil(async () => (await bufferedBytes(small)) === 2 * size);
+
+      const chunked = new RawRequest(small, 'POST', '/import/chat', {
+        'content-type': 'application/json',
+        'transfer-encoding': 'chunked',
+      });
+      const total = 50 * 1000 * 1000;
+      const streaming = chunked.stream(total, { field: 'data', chunked: true });
+      const refused = await chunked.answer;
+      chunked.close();
+      await streaming;
+      expect(refused.status).toBe(503);
+      expect(refused.headers['retry-after']).toBe('1');
+      expect(refused.headers.connection).toBe('close');
+      expect(JSON.parse(refused.body).error.code).toBe('resource_busy');
+      expect(chunked.sent).toBeLessThan(total);
+
+      const charactersBefore = await audit.db.selectFrom('characters').select('id').execute();
+      const big = await multipart(Buffer.alloc(600 * 1024, 'x'));
+      const upload = new RawRequest(small, 'POST', '/import/character', {
+        'content-type': big.type,
+        'content-length': String(big.bytes.length),
+      });
+      const busy = await upload.answer;
+      upload.close();
+      expect(busy.status).toBe(503);
+      expect(busy.headers['retry-after']).toBe('1');
+      expect(JSON.parse(busy.body).error.code).toBe('resource_busy');
+      expect(upload.sent).toBe(0);
+
+      // The holders give up (aborted uploads): everything is released.
+      for (const req of holders) req.close();
+      expect(await bufferedBytesSettled(small)).toBe(0);
+
+      const ok = await multipart(card('Budget'));
+      const res = await fetch(`${small.url}/import/character`, {
+        method: 'POST',
+        headers: { 'x-api-key': ADMIN_KEY, 'content-type': ok.type },
+        body: ok.bytes,
+      });
+      expect(res.status).toBe(201);
+      await res.arrayBuffer();
+      const charactersAfter = await audit.db.selectFrom('characters').select('id').execute();
+      expect(charactersAfter.length).toBe(charactersBefore.length + 1);
+      const chat = await send(small, 'POST', '/import/chat', chatImportBody(size));
+      expect(chat.status).toBe(201);
+    });
+
+    it('after many refused and aborted uploads nothing stays reserved: two parallel bodies of exactly the limit (the whole budget) are both imported', async () => {
+      // Declared uploads: some hold, the rest are refused; each holder sends half its body and hangs up.
+      const declared = heads(8, SMALL_LIMIT);
+      await Promise.all(declared.map((req) => req.stream(SMALL_LIMIT / 2, { field: 'data' })));
+      // Chunked uploads: each sends up to 1.5 x the limit (413 or 503 as it goes), or hangs up midway.
+      const chunked = Array.from({ length: 8 }, (_, i) => {
+        const req = new RawRequest(small, 'POST', i % 2 === 0 ? '/sessions' : '/import/chat', {
+          'content-type': 'application/json',
+          'transfer-encoding': 'chunked',
+        });
+        return { req, streaming: req.stream(i < 4 ? SMALL_LIMIT * 1.5 : SMALL_LIMIT / 4, { chunked: true }) };
+      });
+      await Promise.all(chunked.map(({ streaming }) => streaming));
+      // A multipart upload hangs up halfway too.
+      const form = await multipart(card('Aborted'));
+      const upload = new RawRequest(small, 'POST', '/import/character', {
+        'content-type': form.type,
+        'content-length': String(form.bytes.length),
+      });
+      await upload.write(form.bytes.subarray(0, form.bytes.length >> 1));
+      for (const req of [...declared, ...chunked.map(({ req }) => req), upload]) req.close();
+
+      expect(await bufferedBytesSettled(small)).toBe(0);
+      const body = chatImportBody(SMALL_LIMIT);
+      const both = heads(2, SMALL_LIMIT);
+      await Promise.all(both.map((req) => req.write(body)));
+      const answers = await Promise.all(both.map((req) => req.answer));
+      for (const req of both) req.close();
+      expect(answers.map((a) => a.status)).toEqual([201, 201]);
+      expect(await bufferedBytesSettled(small)).toBe(0);
     });
   });
 });

@@ -3,6 +3,7 @@ import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { CoreAppModule } from '@hearth/app';
 import { PlatformModule, type PlatformResources } from '@hearth/platform';
 import { AuthGuard } from './http/auth.guard';
+import { BodyBufferBudgetModule } from './http/body-budget';
 import { HttpExceptionFilter } from './http/http-exception.filter';
 import { HealthController } from './health/health.controller';
 import { MembersModule } from './members/members.module';
@@ -83,7 +84,12 @@ export class ApiModule {
   static register(resources: PlatformResources): DynamicModule {
     return {
       module: ApiModule,
-      imports: [PlatformModule.register(resources), CoreAppModule, ...FEATURE_MODULES],
+      imports: [
+        PlatformModule.register(resources),
+        BodyBufferBudgetModule,
+        CoreAppModule,
+        ...FEATURE_MODULES,
+      ],
       controllers: [HealthController],
       providers: [
         { provide: APP_GUARD, useClass: AuthGuard },

@@ -3,6 +3,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { PlatformResources } from '@hearth/platform';
 import { ApiModule } from './api.module';
+import { BODY_BUFFER_BUDGET, type BodyBufferBudget } from './http/body-budget';
 import { EnvelopeExpressAdapter } from './http/envelope';
 import { bodyParserErrorHandler, jsonBodyParser, requestIdAndAccessLog } from './http/request-pipeline';
 import { createValidationPipe } from './http/validation';
@@ -24,7 +25,7 @@ export async function createApiApp(resources: PlatformResources): Promise<NestEx
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(requestIdAndAccessLog(resources.logger, resources.metrics));
-  app.use(jsonBodyParser(resources.config.bodyLimitBytes));
+  app.use(jsonBodyParser(resources.config.bodyLimitBytes, app.get<BodyBufferBudget>(BODY_BUFFER_BUDGET)));
   app.use(bodyParserErrorHandler());
   app.useGlobalPipes(createValidationPipe());
 

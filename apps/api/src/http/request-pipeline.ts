@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { JSON_MAX_DEPTH, jsonNestedDeeperThan } from '@hearth/domain';
 import { type JsonLogger, type Metrics, requestContext } from '@hearth/platform';
+import { BODY_BUSY_MESSAGE, type BodyBufferBudget, holdRequestBody } from './body-budget';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -41,20 +42,32 @@ export function requestIdAndAccessLog(logger: JsonLogger, metrics: Metrics) {
 const JSON_TYPES = ['application/json', 'application/*+json'];
 
 /**
- * The JSON body parser (HTTP_BODY_LIMIT_BYTES), plus two guards:
+ * The JSON body parser (HTTP_BODY_LIMIT_BYTES), plus three guards:
  * - a declared Content-Length over the limit is refused at once. body-parser would refuse it without
  *   buffering too, but only answer once the whole declared body had arrived (a slow client waited, and
  *   the server read it all); the unread rest is discarded by Node as it arrives.
+ * - the body buffer budget (HTTP_BODY_BUFFER_BUDGET_BYTES, see body-budget.ts): a declared length is
+ *   reserved before reading (503 `resource_busy` with Retry-After at once if it does not fit); a chunked
+ *   body is reserved chunk by chunk, and answered 413 over the limit or 503 over the budget as soon as a
+ *   chunk does not fit, without reading the rest; a compressed body reserves the limit. Released once
+ *   the body is parsed (or the request is gone).
  * - the parsed body may nest at most JSON_MAX_DEPTH (256) levels, else 400 `validation_error` before any
  *   route sees it (class-transformer and the rest recurse: 100,000 levels overflowed the stack, a 500).
  */
-export function jsonBodyParser(limitBytes: number) {
+export function jsonBodyParser(limitBytes: number, budget: BodyBufferBudget) {
   const parse = express.json({ limit: limitBytes, type: JSON_TYPES });
   return (req: Request, res: Response, next: NextFunction) => {
-    if (declaredLength(req) > limitBytes && req.is(JSON_TYPES)) {
+    // No body, or not JSON: body-parser skips it without reading, so nothing is reserved.
+    if (!req.is(JSON_TYPES)) return parse(req, res, next);
+    if (declaredLength(req) > limitBytes) {
       return next({ type: 'entity.too.large', status: 413, message: 'request entity too large' });
     }
+    const hold = holdRequestBody(budget, req, res, { maxBytes: limitBytes, meter: true, inflates: true });
+    if (!hold) return next({ type: 'body.budget.busy', status: 503, message: BODY_BUSY_MESSAGE });
     parse(req, res, (err?: unknown) => {
+      hold.release();
+      // Answered mid-stream (413 or 503): body-parser's late error is about the aborted rest.
+      if (hold.answered) return;
       if (err) return next(err);
       if (jsonNestedDeeperThan(req.body, JSON_MAX_DEPTH)) {
         return next({ type: 'entity.too.deep', status: 400, message: 'JSON body nested too deep' });
@@ -86,6 +99,10 @@ export function bodyParserErrorHandler() {
       return res.status(413).json({
         error: { code: 'payload_too_large', message: 'The request body is larger than the server accepts' },
       });
+    }
+    if (err.type === 'body.budget.busy') {
+      res.setHeader('Retry-After', '1');
+      return res.status(503).json({ error: { code: 'resource_busy', message: BODY_BUSY_MESSAGE } });
     }
     if (err.type === 'entity.too.deep') {
       return res.status(400).json({

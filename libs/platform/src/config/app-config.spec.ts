@@ -136,6 +136,27 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ JOB_LOCK_DURATION_MS: 'short' })).toThrow(/JOB_LOCK_DURATION_MS/);
   });
 
+  it('reads the body buffer budget: default 32 MiB (or the body limit, if larger), never below the limit', () => {
+    const MiB = 1024 * 1024;
+    expect(loadConfig({})).toMatchObject({ bodyLimitBytes: 10 * MiB, bodyBufferBudgetBytes: 32 * MiB });
+    expect(
+      loadConfig({ HTTP_BODY_LIMIT_BYTES: String(MiB), HTTP_BODY_BUFFER_BUDGET_BYTES: String(2 * MiB) }),
+    ).toMatchObject({ bodyLimitBytes: MiB, bodyBufferBudgetBytes: 2 * MiB });
+    // Exactly the limit is allowed (one body at a time).
+    expect(
+      loadConfig({ HTTP_BODY_LIMIT_BYTES: String(MiB), HTTP_BODY_BUFFER_BUDGET_BYTES: String(MiB) })
+        .bodyBufferBudgetBytes,
+    ).toBe(MiB);
+    // A raised limit raises the default budget with it.
+    expect(loadConfig({ HTTP_BODY_LIMIT_BYTES: String(100 * MiB) }).bodyBufferBudgetBytes).toBe(100 * MiB);
+    expect(() =>
+      loadConfig({ HTTP_BODY_LIMIT_BYTES: String(2 * MiB), HTTP_BODY_BUFFER_BUDGET_BYTES: String(MiB) }),
+    ).toThrow(/HTTP_BODY_BUFFER_BUDGET_BYTES must be at least HTTP_BODY_LIMIT_BYTES/);
+    expect(() => loadConfig({ HTTP_BODY_BUFFER_BUDGET_BYTES: 'lots' })).toThrow(
+      /HTTP_BODY_BUFFER_BUDGET_BYTES/,
+    );
+  });
+
   it('reads the queue key prefix, default hearth, and rejects a malformed one', () => {
     expect(loadConfig({}).queuePrefix).toBe('hearth');
     expect(loadConfig({ QUEUE_PREFIX: 'hearth-test_01' }).queuePrefix).toBe('hearth-test_01');

@@ -34,6 +34,12 @@ export interface AppConfig {
   logLevel: LogLevel;
   /** Largest JSON body the HTTP parser accepts; per-route limits are checked again below it. */
   bodyLimitBytes: number;
+  /**
+   * `HTTP_BODY_BUFFER_BUDGET_BYTES`: the most request-body bytes the API process holds while reading
+   * bodies, over all requests (at least `bodyLimitBytes`); a body that does not fit answers 503
+   * `resource_busy`.
+   */
+  bodyBufferBudgetBytes: number;
   /** Interval of the SSE heartbeat comment (spec 1: 15 s). */
   sseHeartbeatMs: number;
   /** `EVENT_STREAM_ENABLED`: false answers the event stream with 503 `feature_unavailable`. */
@@ -186,6 +192,19 @@ export function loadConfig(env: Env, defaults: ConfigDefaults = {}): AppConfig {
 
   const host = read('HOST') ?? defaults.host ?? '127.0.0.1';
 
+  const bodyLimitBytes = int('HTTP_BODY_LIMIT_BYTES', 10 * 1024 * 1024, 1024);
+  // The default budget grows with a raised limit; one set below the limit is an error.
+  const bodyBufferBudgetBytes = int(
+    'HTTP_BODY_BUFFER_BUDGET_BYTES',
+    Math.max(32 * 1024 * 1024, bodyLimitBytes),
+    1024,
+  );
+  if (bodyBufferBudgetBytes < bodyLimitBytes) {
+    problems.push(
+      `HTTP_BODY_BUFFER_BUDGET_BYTES must be at least HTTP_BODY_LIMIT_BYTES (${bodyLimitBytes}), got ${bodyBufferBudgetBytes}`,
+    );
+  }
+
   const config: AppConfig = {
     port: int('PORT', 3000, 0, 65535),
     host,
@@ -212,7 +231,8 @@ export function loadConfig(env: Env, defaults: ConfigDefaults = {}): AppConfig {
     },
     dbMigrateOnStart: bool('DB_MIGRATE_ON_START', false),
     logLevel: oneOf('LOG_LEVEL', ['debug', 'info', 'warn', 'error', 'silent'] as const, 'info') ?? 'info',
-    bodyLimitBytes: int('HTTP_BODY_LIMIT_BYTES', 10 * 1024 * 1024, 1024),
+    bodyLimitBytes,
+    bodyBufferBudgetBytes,
     sseHeartbeatMs: int('SSE_HEARTBEAT_MS', 15_000, 10),
     eventStreamEnabled: bool('EVENT_STREAM_ENABLED', true),
     eventStreamPollMs: int('EVENT_STREAM_POLL_MS', 5_000, 10),

@@ -22,6 +22,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /** Request-body bytes held by the API's body readers right now (HTTP_BODY_BUFFER_BUDGET_BYTES bounds it). */
+  readonly httpBodyBufferBytes = new Gauge({
+    name: 'hearth_http_body_buffer_bytes',
+    help: 'Request-body bytes reserved by body readers that are still reading or parsing',
+    registers: [this.registry],
+  });
+
   readonly jobDuration = new Histogram({
     name: 'hearth_job_duration_seconds',
     help: 'Job processing time by job name and outcome',
