@@ -1,7 +1,7 @@
 import type { ProjectRow } from '@hearth/persistence';
 import { createAccountCaller, type Caller } from '../support/factories/members';
 import { createProject } from '../support/factories/projects';
-import { createLlmProfile, createToolPolicy } from '../support/factories/settings';
+import { createLlmProfile, createMcpServer, createToolPolicy } from '../support/factories/settings';
 import { startTestApp, type TestApp } from '../support/test-app';
 import {
   agentState,
@@ -61,12 +61,34 @@ describe('Agent Bindings', () => {
     return res;
   }
 
+  /** MCP servers of Alice's Workspace with fixed ids (the tables below name them before any hook runs). */
+  async function insertMcpServers(ids: string[]) {
+    const now = Date.now();
+    await t.resources.database.db
+      .insertInto('mcp_servers')
+      .values(
+        ids.map((id) => ({
+          id,
+          account_id: alice.accountId,
+          workspace_id: ws,
+          name: id,
+          url: 'https://mcp.example.com/sse',
+          status: 'enabled' as const,
+          tools: JSON.stringify(['search', 'fetch', 'delete']),
+          created_at: now,
+          updated_at: now,
+        })),
+      )
+      .execute();
+  }
+
   beforeAll(async () => {
     t = await startTestApp();
     alice = await createAccountCaller(t, { name: 'Alice' });
     bob = await createAccountCaller(t, { name: 'Bob' });
     ws = (await defaultWorkspace(t, alice.accountId)).id;
     project = await createProject(t, { accountId: alice.accountId });
+    await insertMcpServers(['mcp_limited', 'mcp_open', 'mcp_other']);
     rich = await createAgentType(t, alice.apiKey, ws, { key: 'rich', defaults: RICH_DEFAULTS });
   });
   afterAll(async () => {
@@ -242,6 +264,41 @@ describe('Agent Bindings', () => {
         );
     });
 
+    it('every mcp_bindings[].mcp_server_id must be a server of the Workspace: 404 mcp_server_not_found, another account’s like a missing one', async () => {
+      const bobsServer = await createMcpServer(t, bob.apiKey);
+      // The type names the server too, so the narrowing check passes and the reference is what refuses.
+      const type = await createAgentType(t, alice.apiKey, ws, {
+        defaults: { mcp_bindings: [{ mcp_server_id: 'mcp_limited', allowed_tools: null }] },
+      });
+      for (const id of ['mcp_missing', bobsServer.id]) {
+        // Not one of the type's servers: the narrowing check answers first, alike for both.
+        await refused(
+          () => post({ agent_type_id: type.id, mcp_bindings: [{ mcp_server_id: id }] }),
+          '403 agent_override_expands_mcp',
+        );
+      }
+      // A server the type names that is gone from the Workspace (deleted since, or stored before the
+      // check existed): the binding may not name it.
+      await t.resources.database.db.deleteFrom('mcp_servers').where('id', '=', 'mcp_limited').execute();
+      try {
+        const res = await refused(
+          () => post({ agent_type_id: type.id, mcp_bindings: [{ mcp_server_id: 'mcp_limited' }] }),
+          '404 mcp_server_not_found',
+        );
+        expect(res.body.error.details).toEqual({ mcp_server_id: 'mcp_limited' });
+      } finally {
+        await insertMcpServers(['mcp_limited']);
+      }
+      const ok = await post({
+        agent_type_id: type.id,
+        mcp_bindings: [{ mcp_server_id: 'mcp_limited', allowed_tools: ['search'] }],
+      });
+      expect([ok.status, ok.body.mcp_bindings]).toEqual([
+        201,
+        [{ mcp_server_id: 'mcp_limited', allowed_tools: ['search'], config_override_json: null }],
+      ]);
+    });
+
     it.each([
       ['mcp_bindings not a list', { mcp_bindings: { a: 1 } }],
       ['an event subscription without type', { event_subscriptions: [{ filter_json: {} }] }],
@@ -355,6 +412,56 @@ describe('Agent Bindings', () => {
       );
       await refused(() => patch(binding.id, { llm_profile_id: 'llmp_missing' }), '404 profile_not_found');
       expect((await get(binding.id)).body).toEqual(binding);
+    });
+
+    it('an MCP server id the binding did not name must be a server of the Workspace, also while disabled: 404 mcp_server_not_found', async () => {
+      const bobsServer = await createMcpServer(t, bob.apiKey);
+      const binding = await createBinding(t, alice.apiKey, project.id, {
+        agent_type_id: rich.id,
+        mcp_bindings: [{ mcp_server_id: 'mcp_open', allowed_tools: ['search'] }],
+      });
+      // Disabled, a binding is not held to the type (docs/decisions.md "Agents"), so the reference
+      // check is what refuses a missing or foreign server: alike, naming only the id given.
+      for (const id of ['mcp_missing', bobsServer.id]) {
+        const res = await refused(
+          () => patch(binding.id, { status: 'disabled', mcp_bindings: [{ mcp_server_id: id }] }),
+          '404 mcp_server_not_found',
+        );
+        expect(res.body.error).toEqual({
+          code: 'mcp_server_not_found',
+          message: `MCP server ${id} not found`,
+          details: { mcp_server_id: id },
+        });
+        // Enabled, the narrowing check answers first (not one of the type's servers).
+        await refused(
+          () => patch(binding.id, { mcp_bindings: [{ mcp_server_id: id }] }),
+          '403 agent_override_expands_mcp',
+        );
+      }
+      expect((await get(binding.id)).body).toEqual(binding);
+      const changed = await patch(binding.id, {
+        mcp_bindings: [
+          { mcp_server_id: 'mcp_open', allowed_tools: ['fetch'] },
+          { mcp_server_id: 'mcp_limited', allowed_tools: ['search'] },
+        ],
+      });
+      expect([changed.status, changed.body.mcp_bindings.map((m: Json) => m.mcp_server_id)]).toEqual([
+        200,
+        ['mcp_open', 'mcp_limited'],
+      ]);
+      // A server the binding already names and that was deleted since does not block other changes.
+      await t.resources.database.db.deleteFrom('mcp_servers').where('id', '=', 'mcp_open').execute();
+      try {
+        const kept = await patch(binding.id, {
+          mcp_bindings: [
+            { mcp_server_id: 'mcp_open', allowed_tools: ['search'] },
+            { mcp_server_id: 'mcp_limited', allowed_tools: ['fetch'] },
+          ],
+        });
+        expect([kept.status, kept.body.mcp_bindings[1].allowed_tools]).toEqual([200, ['fetch']]);
+      } finally {
+        await insertMcpServers(['mcp_open']);
+      }
     });
 
     it('status: disable and enable through PATCH; enabling runs the create checks', async () => {

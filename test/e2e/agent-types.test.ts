@@ -1,6 +1,11 @@
 import { createAccountCaller, type Caller } from '../support/factories/members';
 import { createProject } from '../support/factories/projects';
-import { createLlmProfile, createToolPolicy, setLlmProfileStatus } from '../support/factories/settings';
+import {
+  createLlmProfile,
+  createMcpServer,
+  createToolPolicy,
+  setLlmProfileStatus,
+} from '../support/factories/settings';
 import { startTestApp, type TestApp } from '../support/test-app';
 import {
   agentState,
@@ -222,6 +227,68 @@ describe('Agent Types', () => {
       defaults: { llm_profile_id: profile.id, tool_policy_id: policy.id, metadata: { v: 2 } },
     });
     expect([res.status, res.body.defaults.metadata]).toEqual([200, { v: 2 }]);
+  });
+
+  it('every default mcp_bindings[].mcp_server_id must be a server of the Workspace: 404 mcp_server_not_found', async () => {
+    const bob = await createAccountCaller(t, { name: 'Bob' });
+    const extra = await createExtraWorkspace(t, alice.accountId);
+    const own = await createMcpServer(t, alice.apiKey);
+    const second = await createMcpServer(t, alice.apiKey);
+    const bobsServer = await createMcpServer(t, bob.apiKey);
+    const body = (ids: string[]) => ({
+      key: `mcp-refs-${Math.random()}`,
+      name: 'MCP refs',
+      scope_kind: 'project',
+      defaults: { mcp_bindings: ids.map((id) => ({ mcp_server_id: id, allowed_tools: null })) },
+    });
+    // A missing id and another account's server answer alike (the id given, nothing of Bob's).
+    const answers: Json[] = [];
+    for (const id of ['mcp_missing', bobsServer.id]) {
+      const res = await refused(() => post(body([own.id, id])), '404 mcp_server_not_found');
+      expect(res.body.error.details).toEqual({ mcp_server_id: id });
+      expect(JSON.stringify(res.body)).not.toContain(bobsServer.name);
+      answers.push({ ...res.body.error, message: res.body.error.message.replace(id, '<id>'), details: {} });
+    }
+    expect(answers[1]).toEqual(answers[0]);
+    // A server of another Workspace of the same account is not the Workspace's either.
+    await refused(
+      () =>
+        t.http
+          .post(`/workspaces/${extra.id}/agent-types`)
+          .set('x-api-key', alice.apiKey)
+          .send(body([own.id])),
+      '404 mcp_server_not_found',
+    );
+
+    const type = await createAgentType(t, alice.apiKey, ws, body([own.id]));
+    expect(type.defaults.mcp_bindings).toEqual([
+      { mcp_server_id: own.id, allowed_tools: null, config_override_json: null },
+    ]);
+    await refused(
+      () => patch(type.id, { defaults: body([own.id, bobsServer.id]).defaults }),
+      '404 mcp_server_not_found',
+    );
+    await refused(
+      () => patch(type.id, { defaults: body(['mcp_missing']).defaults }),
+      '404 mcp_server_not_found',
+    );
+    const added = await patch(type.id, { defaults: body([own.id, second.id]).defaults });
+    expect([added.status, added.body.defaults.mcp_bindings.map((m: Json) => m.mcp_server_id)]).toEqual([
+      200,
+      [own.id, second.id],
+    ]);
+    // A server deleted since does not block a change of the other defaults; naming it anew does.
+    const deleted = await t.http.delete(`/mcp-servers/${second.id}`).set('x-api-key', alice.apiKey);
+    expect(deleted.status).toBe(200);
+    const kept = await patch(type.id, {
+      defaults: { ...body([own.id, second.id]).defaults, metadata: { v: 2 } },
+    });
+    expect([kept.status, kept.body.defaults.metadata]).toEqual([200, { v: 2 }]);
+    const other = await createAgentType(t, alice.apiKey, ws);
+    await refused(
+      () => patch(other.id, { defaults: body([second.id]).defaults }),
+      '404 mcp_server_not_found',
+    );
   });
 
   it('a key already used in the Workspace: 409 agent_type_key_conflict; another Workspace may reuse it', async () => {

@@ -170,6 +170,54 @@ const CASES: RefCase[] = [
     expect: [404, 'floor_not_found'],
   },
 
+  // ---- Agent Types (defaults) and Agent Bindings (overrides): MCP servers of the Workspace
+  // (docs/decisions.md "Agents": 404 mcp_server_not_found, the settings routes' code). After the run
+  // cases: "A's ids are real" runs these in order on A's objects, and the last one disables A's binding.
+  {
+    route: 'POST /workspaces/:id/agent-types',
+    field: 'defaults.mcp_bindings[].mcp_server_id',
+    path: '/workspaces/{b:workspace}/agent-types',
+    body: {
+      key: 'stolen-mcp',
+      name: 'Stolen',
+      scope_kind: 'project',
+      defaults: { mcp_bindings: [{ mcp_server_id: '{mcpServer}' }] },
+    },
+    expect: [404, 'mcp_server_not_found'],
+  },
+  {
+    // For A, this makes A's server one of its type's, so A's binding cases below narrow it.
+    route: 'PATCH /workspaces/:id/agent-types/:agent_type_id',
+    field: 'defaults.mcp_bindings[].mcp_server_id',
+    path: '/workspaces/{b:workspace}/agent-types/{b:agentType}',
+    body: { defaults: { mcp_bindings: [{ mcp_server_id: '{mcpServer}' }] } },
+    expect: [404, 'mcp_server_not_found'],
+  },
+  // An enabled binding may only name its type's servers, and B's type can name none of A's (above):
+  // the narrowing check answers, alike for A's id and a random one.
+  {
+    route: 'POST /projects/:id/agent-bindings',
+    field: 'mcp_bindings[].mcp_server_id',
+    path: '/projects/{b:project}/agent-bindings',
+    body: { agent_type_id: '{b:agentType}', mcp_bindings: [{ mcp_server_id: '{mcpServer}' }] },
+    expect: [403, 'agent_override_expands_mcp'],
+  },
+  {
+    route: 'PATCH /projects/:id/agent-bindings/:binding_id',
+    field: 'mcp_bindings[].mcp_server_id',
+    path: '/projects/{b:project}/agent-bindings/{b:binding}',
+    body: { mcp_bindings: [{ mcp_server_id: '{mcpServer}' }] },
+    expect: [403, 'agent_override_expands_mcp'],
+  },
+  {
+    // A binding written disabled is not held to its type: the reference check itself answers.
+    route: 'PATCH /projects/:id/agent-bindings/:binding_id',
+    field: 'mcp_bindings[].mcp_server_id (status disabled)',
+    path: '/projects/{b:project}/agent-bindings/{b:binding}',
+    body: { status: 'disabled', mcp_bindings: [{ mcp_server_id: '{mcpServer}' }] },
+    expect: [404, 'mcp_server_not_found'],
+  },
+
   // ---- Derived outputs and inbox entries: their sources, in B's Project.
   ...(['source_session_id', 'source_floor_id', 'source_page_id'] as const).flatMap((field): RefCase[] => {
     const id = { source_session_id: '{session}', source_floor_id: '{floor}', source_page_id: '{page}' }[
@@ -485,10 +533,6 @@ const PRINCIPALS_NOT_SWEPT = [
  * Fields naming objects that this file does not sweep, and why (docs: /work/notes/bola2.md).
  */
 const NOT_SWEPT = [
-  // Stored as given, never resolved against a server (agent runs do not use MCP yet; only their views
-  // and logs show the ids): A's id and a random id both answer 201 and are stored alike.
-  'POST|PATCH agent types: defaults.mcp_bindings[].mcp_server_id',
-  'POST|PATCH agent bindings: mcp_bindings[].mcp_server_id (must name one of the type’s servers)',
   // Accepted and ignored by the temporary conversation retry (no tool executions are replayed).
   'POST /temporary-conversations/:id/retry|retry-step: confirmed_execution_ids, confirmed_session_state_mutation_ids',
   // Correlation ids, not objects: they narrow a list already scoped to the caller.

@@ -202,6 +202,28 @@ describe.each(MODES)('job ledger and worker ($mode)', ({ redis }) => {
     expect(workRuns.get(held.id)).toBe(1);
   });
 
+  it('a delivery of a dead attempt whose attempts are spent dead-letters the job instead of running it again', async () => {
+    const { worker, db } = await open();
+    const now = Date.now();
+    // The last of two attempts, claimed by a worker that died: running, lease over.
+    const spent = (await jobsRepository.insertPending(db, { ...newRow(now), max_attempts: 2 }))!;
+    await jobsRepository.claim(db, { id: spent.id, name: 'system.ping', now: now - 2000, leaseMs: 100 });
+    await jobsRepository.claim(db, { id: spent.id, name: 'system.ping', now: now - 1000, leaseMs: 100 });
+    expect(await row(db, spent.id)).toMatchObject({ status: 'running', attempt_count: 2 });
+    const runner = worker!.app.get(RunLedgerJobUseCase);
+    expect(await runner.execute('system.ping', spent.id, async () => ({ ran: true }))).toBeUndefined();
+    expect(await row(db, spent.id)).toMatchObject({
+      status: 'dead_letter',
+      attempt_count: 2,
+      last_error_code: 'job_lease_expired',
+      last_error_class: 'uncertain',
+      finished_at: expect.any(Number),
+      lease_expires_at: null,
+      result: null,
+    });
+    expect(workRuns.get(spent.id)).toBeUndefined();
+  });
+
   it('dedupes creates by dedupe_key in Postgres', async () => {
     const { worker, db } = await open();
     const key = `ping:${randomBytes(4).toString('hex')}`;

@@ -55,12 +55,23 @@ describe('jobs survive a Redis restart that wipes the queues', () => {
   });
 
   afterAll(async () => {
-    await worker?.close();
-    await workerResources?.close();
-    await producerApp?.close();
-    await producer?.close();
-    await redis?.stop();
-    await database?.drop();
+    // Each step bounded and named: a shutdown that hangs fails with the step's name, not a bare hook
+    // timeout (one CI run on a loaded machine timed out here without telling which step it was).
+    const stalled: string[] = [];
+    const step = async (name: string, run: () => Promise<unknown> | undefined) => {
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), 12_000)));
+      const outcome = await Promise.race([Promise.resolve(run()).then(() => 'done' as const), timedOut]);
+      clearTimeout(timer);
+      if (outcome === 'timeout') stalled.push(name);
+    };
+    await step('worker.close', () => worker?.close());
+    await step('workerResources.close', () => workerResources?.close());
+    await step('producerApp.close', () => producerApp?.close());
+    await step('producer.close', () => producer?.close());
+    await step('redis.stop', () => redis?.stop());
+    await step('database.drop', () => database?.drop());
+    expect(stalled).toEqual([]);
   });
 
   const row = async (id: string) => (await jobsRepository.findById(producer.database.db, id))!;

@@ -13,11 +13,14 @@ const AGENT_RUN = 'agent.run';
 
 /** The claim's own condition (jobsRepository.claim), read off a row. */
 const claimableAt = (
-  job: Pick<JobRow, 'status' | 'available_at' | 'lease_expires_at'>,
+  job: Pick<JobRow, 'status' | 'available_at' | 'lease_expires_at' | 'attempt_count' | 'max_attempts'>,
   now: number,
 ): boolean =>
   (CLAIMABLE_STATUSES.includes(job.status) && (job.available_at === null || job.available_at <= now)) ||
-  (IN_FLIGHT_STATUSES.includes(job.status) && job.lease_expires_at !== null && job.lease_expires_at < now);
+  (IN_FLIGHT_STATUSES.includes(job.status) &&
+    job.lease_expires_at !== null &&
+    job.lease_expires_at < now &&
+    job.attempt_count < job.max_attempts);
 
 /**
  * Named queries for Agent Types, Agent Bindings and Agent Jobs (spec 1; migration 20261127100000).
@@ -188,7 +191,16 @@ export const agentsRepository = {
   ): Promise<JobRow | { busy: true } | undefined> {
     const job = await tx
       .selectFrom('jobs')
-      .select(['workspace_id', 'project_id', 'agent_type_id', 'status', 'available_at', 'lease_expires_at'])
+      .select([
+        'workspace_id',
+        'project_id',
+        'agent_type_id',
+        'status',
+        'available_at',
+        'lease_expires_at',
+        'attempt_count',
+        'max_attempts',
+      ])
       .where('id', '=', input.id)
       .where('name', '=', AGENT_RUN)
       .executeTakeFirst();

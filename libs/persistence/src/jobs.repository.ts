@@ -54,8 +54,9 @@ export const jobsRepository = {
 
   /**
    * Claims a job for one attempt: `pending`/`retry_waiting` when due, or `leased`/`running` whose
-   * lease has expired (its worker is gone). Counts the attempt and sets the lease. Undefined when
-   * the job is not claimable (finished, cancelled, running elsewhere, not due).
+   * lease has expired (its worker is gone) while attempts remain. Counts the attempt and sets the
+   * lease. Undefined when the job is not claimable (finished, cancelled, running elsewhere, not due,
+   * an expired lease on the last attempt: deadLetterSpentLease).
    */
   async claim(
     db: Executor,
@@ -79,9 +80,39 @@ export const jobsRepository = {
             eb('status', 'in', CLAIMABLE_STATUSES),
             eb.or([eb('available_at', 'is', null), eb('available_at', '<=', input.now)]),
           ]),
-          eb.and([eb('status', 'in', IN_FLIGHT_STATUSES), eb('lease_expires_at', '<', input.now)]),
+          eb.and([
+            eb('status', 'in', IN_FLIGHT_STATUSES),
+            eb('lease_expires_at', '<', input.now),
+            eb('attempt_count', '<', eb.ref('max_attempts')),
+          ]),
         ]),
       )
+      .returningAll()
+      .executeTakeFirst();
+  },
+
+  /**
+   * An in-flight job whose lease expired on its last attempt goes to `dead_letter` (as
+   * returnExpiredLeases does), when a delivery finds it: the queue redelivers a dead worker's entry,
+   * the ledger decides. Undefined when the row is not such a job.
+   */
+  async deadLetterSpentLease(db: Executor, input: { id: string; now: number }): Promise<JobRow | undefined> {
+    return db
+      .updateTable('jobs')
+      .set({
+        status: 'dead_letter',
+        available_at: input.now,
+        finished_at: input.now,
+        lease_expires_at: null,
+        last_error: 'The worker did not finish or renew the job before its lease expired',
+        last_error_code: 'job_lease_expired',
+        last_error_class: 'uncertain',
+        updated_at: input.now,
+      })
+      .where('id', '=', input.id)
+      .where('status', 'in', IN_FLIGHT_STATUSES)
+      .where('lease_expires_at', '<', input.now)
+      .where((eb) => eb('attempt_count', '>=', eb.ref('max_attempts')))
       .returningAll()
       .executeTakeFirst();
   },

@@ -13,6 +13,7 @@ import {
 } from '@hearth/domain';
 import {
   llmProfilesRepository,
+  mcpServersRepository,
   toolPoliciesRepository,
   type AgentBindingRow,
   type AgentTypeRow,
@@ -83,13 +84,21 @@ export function normaliseBindingFields(input: AgentBindingFieldsInput): AgentBin
 /**
  * A set `llm_profile_id` (of a binding, or of a type's defaults) must name a profile (not deleted)
  * of the owning account in the Workspace, else 404 `profile_not_found`; a set `tool_policy_id` a
- * tool policy of the Workspace, else 404 `tool_policy_not_found` (the codes of the settings routes).
- * Only the ids the request sets are checked: a record deleted later does not block other changes.
+ * tool policy of the Workspace, else 404 `tool_policy_not_found`; every `mcp_bindings[].mcp_server_id`
+ * an MCP server of the Workspace, else 404 `mcp_server_not_found` (the codes of the settings routes;
+ * another account's record answers like a missing one). Only the ids the request sets are checked
+ * (`mcp_bindings`: not those of `knownMcpServerIds`, the ids already stored): a record deleted
+ * later does not block other changes.
  */
 export async function checkAgentReferences(
   db: Executor,
   owner: Pick<ProjectRow, 'account_id' | 'workspace_id'>,
-  ids: { llm_profile_id?: string | null; tool_policy_id?: string | null },
+  ids: {
+    llm_profile_id?: string | null;
+    tool_policy_id?: string | null;
+    mcp_bindings?: AgentMcpBinding[] | null;
+  },
+  knownMcpServerIds: ReadonlyArray<string> = [],
 ): Promise<void> {
   if (ids.llm_profile_id) {
     const profile = await llmProfilesRepository.findUsableProfile(db, owner.account_id, ids.llm_profile_id);
@@ -99,6 +108,19 @@ export async function checkAgentReferences(
   if (ids.tool_policy_id) {
     const policy = await toolPoliciesRepository.findInWorkspace(db, owner.workspace_id, ids.tool_policy_id);
     if (!policy) throw new DomainError('tool_policy_not_found', 404, 'Tool policy not found');
+  }
+  const serverIds = (ids.mcp_bindings ?? [])
+    .map((m) => m.mcp_server_id)
+    .filter((id) => !knownMcpServerIds.includes(id));
+  if (serverIds.length > 0) {
+    const found = new Set(
+      (await mcpServersRepository.findByIds(db, owner.workspace_id, serverIds)).map((s) => s.id),
+    );
+    const missing = serverIds.find((id) => !found.has(id));
+    if (missing !== undefined)
+      throw new DomainError('mcp_server_not_found', 404, `MCP server ${missing} not found`, {
+        mcp_server_id: missing,
+      });
   }
 }
 

@@ -26,9 +26,10 @@ const json = (value: unknown) => (value === null ? null : JSON.stringify(value))
  * `POST /projects/:id/agent-bindings` (`project.agent.manage`): enables an Agent Type of the
  * Project's Workspace in the Project. The type must be of the Project's account (else 404
  * `agent_type_not_found`) and of its Workspace (409 `agent_type_workspace_mismatch`); then the
- * enabled-binding checks (scope, type active, narrowing) and the referenced profile and policy. The
- * type row is share-locked, so a concurrent disable of the type is ordered with this create. The
- * binding starts `enabled`; it and its `agent_binding.create` log are one transaction.
+ * enabled-binding checks (scope, type active, narrowing) and the referenced profile, policy and MCP
+ * servers (404, checkAgentReferences). The type row is share-locked, so a concurrent disable of the
+ * type is ordered with this create. The binding starts `enabled`; it and its `agent_binding.create`
+ * log are one transaction.
  */
 @Injectable()
 export class CreateAgentBindingUseCase {

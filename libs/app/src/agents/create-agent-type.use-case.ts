@@ -18,8 +18,9 @@ export interface CreateAgentTypeInput {
 
 /**
  * `POST /workspaces/:id/agent-types` (account actors): a type starts `active`; its key is unique in
- * the Workspace (409 `agent_type_key_conflict`); a default `llm_profile_id` / `tool_policy_id` must
- * exist in the Workspace (404 `profile_not_found` / `tool_policy_not_found`). The type and its `agent_type.create` log are one
+ * the Workspace (409 `agent_type_key_conflict`); a default `llm_profile_id` / `tool_policy_id` and
+ * every `mcp_bindings[].mcp_server_id` must exist in the Workspace (404 `profile_not_found` /
+ * `tool_policy_not_found` / `mcp_server_not_found`). The type and its `agent_type.create` log are one
  * transaction; no Project event (agents never trigger on their own management).
  */
 @Injectable()

@@ -39,8 +39,10 @@ const JSON_FIELDS = new Set(['mcp_bindings', 'event_subscriptions', 'grants', 'm
  * `PATCH /projects/:id/agent-bindings/:binding_id` (`project.agent.manage`): only the given fields
  * change; null on an override field inherits the type's default again. A binding that is `enabled`
  * after the change passes the create checks (scope, type active, narrowing); enabling a binding in
- * `error` clears its `status_reason`. Type, then binding, are locked (the type FOR SHARE). The change
- * and its `agent_binding.update` log are one transaction; a PATCH that changes nothing writes nothing.
+ * `error` clears its `status_reason`. A set profile or policy id, and an MCP server id the binding did
+ * not name yet, must exist in the Project's Workspace (404, checkAgentReferences), whatever the
+ * status. Type, then binding, are locked (the type FOR SHARE). The change and its
+ * `agent_binding.update` log are one transaction; a PATCH that changes nothing writes nothing.
  */
 @Injectable()
 export class UpdateAgentBindingUseCase {
@@ -64,7 +66,12 @@ export class UpdateAgentBindingUseCase {
       const next = bindingSettings(binding, columns);
       const status = input.status ?? binding.status;
       if (status === 'enabled') checkBindingCanBeEnabled(type, next);
-      await checkAgentReferences(tx, project, columns);
+      await checkAgentReferences(
+        tx,
+        project,
+        columns,
+        current.mcp_bindings?.map((m) => m.mcp_server_id),
+      );
       const changes: Updateable<AgentBindingsTable> = {};
       const changed: string[] = [];
       for (const field of FIELDS) {

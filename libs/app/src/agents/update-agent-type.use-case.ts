@@ -30,10 +30,10 @@ export interface UpdateAgentTypeInput {
 /**
  * `PATCH /workspaces/:id/agent-types/:agent_type_id` (account actors): name, status, defaults.
  * `status: disabled` obeys the disable rule (409 `agent_type_in_use`); a default `llm_profile_id` /
- * `tool_policy_id` it changes must exist in the Workspace (404 as on create). New defaults move every
- * binding whose set overrides now widen them to `error` (setWideningBindingsToError), in the same
- * transaction as the change and its `agent_type.update` log. A PATCH that changes nothing writes
- * nothing.
+ * `tool_policy_id` it changes, or an `mcp_bindings[].mcp_server_id` it adds, must exist in the
+ * Workspace (404 as on create). New defaults move every binding whose set overrides now widen them
+ * to `error` (setWideningBindingsToError), in the same transaction as the change and its
+ * `agent_type.update` log. A PATCH that changes nothing writes nothing.
  */
 @Injectable()
 export class UpdateAgentTypeUseCase {
@@ -65,7 +65,8 @@ export class UpdateAgentTypeUseCase {
       }
       const stored = storedAgentDefaults(type.defaults);
       if (defaults && !jsonEqual(defaults, stored)) {
-        // Only ids the PATCH changes: a profile or policy deleted since does not block other changes.
+        // Only ids the PATCH changes: a profile, policy or MCP server deleted since does not block
+        // other changes.
         await checkAgentReferences(
           tx,
           { account_id: workspace.account_id, workspace_id: workspace.id },
@@ -74,7 +75,9 @@ export class UpdateAgentTypeUseCase {
               defaults.llm_profile_id !== stored.llm_profile_id ? defaults.llm_profile_id : null,
             tool_policy_id:
               defaults.tool_policy_id !== stored.tool_policy_id ? defaults.tool_policy_id : null,
+            mcp_bindings: defaults.mcp_bindings,
           },
+          stored.mcp_bindings.map((m) => m.mcp_server_id),
         );
         changes.defaults = JSON.stringify(defaults);
         changed.push('defaults');

@@ -195,6 +195,26 @@ export class RunLedgerJobUseCase {
       );
       return { redeliverAt: row.lease_expires_at + 1 };
     }
+    // An expired lease. On the last attempt (the claim takes an expired lease only while attempts
+    // remain) the ledger, not the transport's stall limit, ends the job; otherwise the lease ran out
+    // between the claim and this read, and the delivery comes back at once to claim it.
+    if (IN_FLIGHT_STATUSES.includes(row.status) && row.lease_expires_at !== null) {
+      const dead = await jobsRepository.deadLetterSpentLease(this.db, { id: jobId, now: Date.now() });
+      if (dead) {
+        this.logger.warn(
+          {
+            msg: 'job dead-lettered: its last attempt’s lease expired',
+            job_id: jobId,
+            name,
+            attempt: dead.attempt_count,
+            max_attempts: dead.max_attempts,
+          },
+          'Jobs',
+        );
+        return;
+      }
+      if (row.attempt_count < row.max_attempts) return { redeliverAt: Date.now() };
+    }
     this.logger.debug(
       { msg: 'duplicate or stale delivery ignored', job_id: jobId, name, status: row.status },
       'Jobs',

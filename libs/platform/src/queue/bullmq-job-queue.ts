@@ -11,6 +11,7 @@ import {
   type QueueName,
   QUEUE_NAMES,
   isJobName,
+  JOB_DEFINITIONS,
   queueOfJob,
 } from './jobs';
 import { settledWithin } from './settled-within';
@@ -27,6 +28,20 @@ export interface BullMqSettings {
 
 /** States in which BullMQ still holds an entry that will be (or is being) delivered. */
 const HELD_STATES = new Set(['waiting', 'delayed', 'active', 'prioritized', 'waiting-children']);
+
+/**
+ * How many times BullMQ redelivers an entry whose worker lost its lock (died, or was stuck past the
+ * lock) before it fails the entry itself ("job stalled more than allowable limit"), which, with
+ * `removeOnFail`, drops it and leaves the ledger row in flight until a reconciler pass. BullMQ's
+ * default, 1, failed a job whose worker died twice. The ledger decides instead: each stall of a dead
+ * worker is one attempt (an expired lease is counted, and at max attempts the row goes to
+ * `dead_letter`), so the entry must survive at least the largest `maxAttempts` (5) stalls, plus those of
+ * a live but stuck worker, which count no attempt (its delivery waits for the lease). BullMQ counts
+ * stalls over the entry's whole life (retries through moveToDelayed keep the count), hence ten per
+ * attempt: 50, a bound that only a worker stalling again and again on one job can reach.
+ */
+export const MAX_STALLED_COUNT =
+  10 * Math.max(...Object.values(JOB_DEFINITIONS).map((definition) => definition.maxAttempts));
 
 /** How long a producer call waits for a first connection before failing. */
 const FIRST_CONNECT_TIMEOUT_MS = 2_000;
@@ -157,6 +172,7 @@ export class BullMqJobConsumer implements JobConsumer {
         autorun: false,
         removeOnComplete: { count: 0 },
         removeOnFail: { count: 0 },
+        maxStalledCount: MAX_STALLED_COUNT,
         ...(this.options.lockDurationMs ? { lockDuration: this.options.lockDurationMs } : {}),
         ...(this.options.stalledIntervalMs ? { stalledInterval: this.options.stalledIntervalMs } : {}),
       });
