@@ -1,4 +1,5 @@
-import { normalizeRead, stableStringify, VariableOverlay } from './variables';
+import { JSON_MAX_DEPTH } from '../../text/json-depth';
+import { MAX_VARIABLE_PATH_SEGMENTS, normalizeRead, stableStringify, VariableOverlay } from './variables';
 
 describe('variable overlay (spec 2 "Macro compatibility"; ST variables.js createVariableScope)', () => {
   it.each([
@@ -175,5 +176,57 @@ describe('variable overlay (spec 2 "Macro compatibility"; ST variables.js create
     expect(stableStringify({ b: { d: 1, c: [{ f: 1, e: 2 }] }, a: null })).toBe(
       '{"a":null,"b":{"c":[{"e":2,"f":1}],"d":1}}',
     );
+  });
+});
+
+describe('variable overlay bounds (hostile text must not stall or overflow)', () => {
+  const nested = (levels: number, leaf: JsonLeaf): Record<string, unknown> => {
+    let node: Record<string, unknown> = { v: leaf };
+    for (let i = 1; i < levels; i++) node = { a: node };
+    return node;
+  };
+  type JsonLeaf = string | number;
+  const dotted = (segments: number) => ['o', ...Array<string>(segments).fill('a')].join('.');
+
+  it(`reads a path of exactly MAX_VARIABLE_PATH_SEGMENTS (${MAX_VARIABLE_PATH_SEGMENTS}) segments`, () => {
+    const overlay = new VariableOverlay({ local: { o: nested(MAX_VARIABLE_PATH_SEGMENTS, 'deep') } });
+    const name = `${dotted(MAX_VARIABLE_PATH_SEGMENTS - 1)}.v`;
+    expect(overlay.get('local', name)).toBe('deep');
+  });
+
+  it('takes a name of one segment more as a flat key only, and a 60,000-segment name at once', () => {
+    const overlay = new VariableOverlay({ local: { o: nested(MAX_VARIABLE_PATH_SEGMENTS + 1, 'deep') } });
+    expect(overlay.get('local', `${dotted(MAX_VARIABLE_PATH_SEGMENTS)}.v`)).toBe('');
+    expect(overlay.has('local', dotted(60_000))).toBe(false);
+    overlay.set('local', dotted(MAX_VARIABLE_PATH_SEGMENTS + 1), 'flat', 'setvar');
+    expect(overlay.snapshot('local')[dotted(MAX_VARIABLE_PATH_SEGMENTS + 1)]).toBe('flat');
+    expect(overlay.snapshot('local').o).toEqual(nested(MAX_VARIABLE_PATH_SEGMENTS + 1, 'deep'));
+  });
+
+  it(`a JSON text nested deeper than ${JSON_MAX_DEPTH} levels is text, not a container`, () => {
+    const deep = '['.repeat(JSON_MAX_DEPTH + 1) + ']'.repeat(JSON_MAX_DEPTH + 1);
+    const atLimit = '['.repeat(JSON_MAX_DEPTH) + ']'.repeat(JSON_MAX_DEPTH);
+    const overlay = new VariableOverlay({ local: { deep, atLimit, huge: '['.repeat(100_000) } });
+    expect(overlay.get('local', 'deep.0')).toBe('');
+    expect(overlay.get('local', 'atLimit.0')).toBe(
+      '['.repeat(JSON_MAX_DEPTH - 1) + ']'.repeat(JSON_MAX_DEPTH - 1),
+    );
+    expect(overlay.get('local', 'huge.0')).toBe('');
+  });
+
+  it(`refuses a path write whose root nests deeper than ${JSON_MAX_DEPTH} levels, like a too-long value`, () => {
+    // With at most MAX_VARIABLE_PATH_SEGMENTS segments a write adds at most that many levels; a root
+    // past the bound can only come from stored views (older data), and is not written back deeper.
+    const refused: string[] = [];
+    const overlay = new VariableOverlay(
+      { local: { deep: nested(JSON_MAX_DEPTH + 10, 1), ok: nested(JSON_MAX_DEPTH - 10, 1) } },
+      { onLimit: (_scope, name) => refused.push(name) },
+    );
+    overlay.set('local', 'deep.b', 'x', 'setvar');
+    expect(refused).toEqual(['deep.b']);
+    expect(overlay.snapshot('local').deep).toEqual(nested(JSON_MAX_DEPTH + 10, 1));
+    overlay.set('local', 'ok.b', 'y', 'setvar');
+    expect(refused).toHaveLength(1);
+    expect(overlay.get('local', 'ok.b')).toBe('y');
   });
 });

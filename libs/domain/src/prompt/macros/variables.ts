@@ -9,6 +9,7 @@
  * are numbers, otherwise concatenates; `inc`/`dec` are `add ±1`. Keys: flat key first, then a dot path into
  * a JSON value (object or array, stored natively or as a JSON string); a path write stores the root key.
  */
+import { JSON_MAX_DEPTH, jsonNestedDeeperThan } from '../../text/json-depth';
 export type VariableScope = 'local' | 'global';
 export type VariableOp = 'set' | 'add' | 'inc' | 'dec' | 'delete';
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
@@ -104,14 +105,27 @@ interface Container {
   asString: boolean;
 }
 
+/**
+ * The most segments a variable name's path may have (`a.b` has one); a longer name is a flat key.
+ * Not in ST (its variable macros have no paths); a bound so hostile text cannot stall or overflow.
+ */
+export const MAX_VARIABLE_PATH_SEGMENTS = 128;
+
+/** A JSON text is a container only when it nests at most JSON_MAX_DEPTH levels (else it is text). */
+function parsedContainer(text: string): object | null {
+  const parsed = JSON.parse(text) as unknown;
+  if (parsed === null || typeof parsed !== 'object') return null;
+  return jsonNestedDeeperThan(parsed, JSON_MAX_DEPTH) ? null : parsed;
+}
+
 function parseContainer(value: JsonValue | undefined): Container | null {
   if (value !== null && typeof value === 'object') return { root: clone(value), asString: false };
   if (typeof value === 'string') {
     const trimmed = value.trim();
     if (!trimmed.startsWith('{') && !trimmed.startsWith('[')) return null;
     try {
-      const parsed = JSON.parse(trimmed) as unknown;
-      if (parsed !== null && typeof parsed === 'object') return { root: toJson(parsed), asString: true };
+      const parsed = parsedContainer(trimmed);
+      if (parsed) return { root: toJson(parsed), asString: true };
     } catch {
       return null;
     }
@@ -159,10 +173,15 @@ class ScopeOverlay {
     return [...this.staged.keys()];
   }
 
-  /** Splits `a.b.c` into an existing root key and a path, longest existing root first. */
+  /**
+   * Splits `a.b.c` into an existing root key and a path, longest existing root first. A name of more
+   * than MAX_VARIABLE_PATH_SEGMENTS dots is a flat key only: every cut is a lookup of a prefix, so a
+   * 60,000-segment name in one message took 75 s of the event loop.
+   */
   resolvePath(name: string): { key: string; path: string[] } | null {
     if (!name.includes('.')) return null;
     const parts = name.split('.');
+    if (parts.length - 1 > MAX_VARIABLE_PATH_SEGMENTS) return null;
     for (let cut = parts.length - 1; cut >= 1; cut--) {
       const key = parts.slice(0, cut).join('.');
       if (this.hasKey(key)) return { key, path: parts.slice(cut) };
@@ -336,6 +355,11 @@ export class VariableOverlay {
         const parent = walk(container.root, resolved.path.slice(0, -1), true);
         const last = resolved.path[resolved.path.length - 1];
         if (parent !== undefined && assign(parent, last, next)) {
+          if (jsonNestedDeeperThan(container.root, JSON_MAX_DEPTH)) {
+            // A path write that nests the value past the bound is refused like a too-long value.
+            this.limits.onLimit?.(scope, name);
+            return;
+          }
           const rootAfter: JsonValue = container.asString ? JSON.stringify(container.root) : container.root;
           overlay.write(resolved.key, rootAfter);
           this.record(scope, resolved.key, name, op, operand, rootBefore, rootAfter, true, macro);
@@ -377,7 +401,7 @@ export class VariableOverlay {
 function parseArray(text: string): JsonValue[] | null {
   if (!text.trim().startsWith('[')) return null;
   try {
-    const parsed = JSON.parse(text) as unknown;
+    const parsed = parsedContainer(text);
     return Array.isArray(parsed) ? (toJson(parsed) as JsonValue[]) : null;
   } catch {
     return null;
