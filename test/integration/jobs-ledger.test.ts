@@ -185,8 +185,9 @@ describe.each(MODES)('job ledger and worker ($mode)', ({ redis }) => {
   it('a delivery while an attempt holds a live lease comes back when the lease ends, and takes a dead attempt over', async () => {
     const { worker, db, resources } = await open();
     // Claimed by a worker that then died (a stall check delivers its entry again): running, lease live.
+    // The lease is long, so it is still live when the delivery runs however slow the machine is.
     const held = (await jobsRepository.insertPending(db, newRow(Date.now())))!;
-    await jobsRepository.claim(db, { id: held.id, name: 'system.ping', now: Date.now(), leaseMs: 1_000 });
+    await jobsRepository.claim(db, { id: held.id, name: 'system.ping', now: Date.now(), leaseMs: 60_000 });
     const claimed = await row(db, held.id);
     const outcome = await worker!.app
       .get(RunLedgerJobUseCase)
@@ -194,6 +195,12 @@ describe.each(MODES)('job ledger and worker ($mode)', ({ redis }) => {
     expect(outcome).toEqual({ redeliverAt: claimed.lease_expires_at! + 1 });
     expect(await row(db, held.id)).toEqual(claimed);
 
+    // The rest of the dead attempt's lease runs out shortly; the entry, delivered again, takes it over.
+    await db
+      .updateTable('jobs')
+      .set({ lease_expires_at: Date.now() + 500 })
+      .where('id', '=', held.id)
+      .execute();
     await enqueueLedgerJob(resources.jobQueue, 'system.ping', held.id);
     expect(await reaches(db, held.id, 'succeeded')).toMatchObject({
       attempt_count: 2,
