@@ -362,3 +362,10 @@ describe('v2 engine: shared session', () => {
     expect(session.expand('{{getvar::seen}}')).toBe('1');
   });
 });
+
+describe('v2 engine: many macros of one name (the scoped pairing scans only names closed later)', () => {
+  it('expands 5,000 plain {{getvar::x}} and leaves openers after the last closing macro unpaired', () => {
+    expect(v2('{{getvar::x}}'.repeat(5000)).text).toBe('4'.repeat(5000));
+    expect(v2('{{getvar::x}}{{/getvar}}{{getvar::x}}').text).toBe(v2('{{getvar::x}}{{/getvar}}').text + '4');
+  });
+});

@@ -138,9 +138,14 @@ export class V2Evaluator {
       .filter((x) => x !== null);
     const inside = new Set<number>();
     const remove = new Set<number>();
+    // The last closing macro of each name: an opener after it (or of a name never closed) has nothing
+    // to pair with, so its forward scan is skipped (16,000 plain `{{getvar::x}}` scanned each other: 1.4 s).
+    const lastClosing = new Map<string, number>();
+    infos.forEach((info, k) => info.info.isClosing && lastClosing.set(info.lower, k));
     for (let i = 0; i < infos.length; i++) {
       const open = infos[i];
       if (open.info.isClosing || open.matched || inside.has(open.index)) continue;
+      if ((lastClosing.get(open.lower) ?? -1) < i) continue;
       let depth = 1;
       let closing = -1;
       for (let j = i + 1; j < infos.length; j++) {
