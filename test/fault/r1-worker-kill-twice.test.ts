@@ -1,6 +1,6 @@
 import type { ProjectRow } from '@hearth/persistence';
 import { ensureBuiltApi } from '../support/built-api';
-import { startBuiltWorker, type BuiltWorker } from '../support/built-worker';
+import { agentWorkerEnv, startBuiltWorker, type BuiltWorker } from '../support/built-worker';
 import {
   createAgentBinding,
   createAgentType,
@@ -40,22 +40,16 @@ describe('R1: a job whose worker is SIGKILLed twice', () => {
   const workers: BuiltWorker[] = [];
 
   const startWorkerProcess = async () => {
-    const worker = await startBuiltWorker({
-      DATABASE_URL: t.database!.url,
-      REDIS_URL,
-      QUEUE_PREFIX: t.config.queuePrefix,
-      ENABLE_AGENT_RUNTIME_WORKER: 'true',
-      ENABLE_RUNTIME_MAINTENANCE: 'false',
-      LLM_PROVIDER: 'openai',
-      LLM_MODEL: 'fake-model',
-      LLM_BASE_URL: fake.openaiBaseUrl,
-      LLM_API_KEY: 'sk-fake-agents-0123456789abcdef',
-      ALLOW_PRIVATE_BASE_URL: 'true',
-      JOB_LEASE_MS: String(LEASE_MS),
-      JOB_LOCK_DURATION_MS: String(LOCK_MS),
-      // Debug: the ledger logs a delivery that came while the lease was live.
-      LOG_LEVEL: 'debug',
-    });
+    const worker = await startBuiltWorker(
+      agentWorkerEnv({
+        databaseUrl: t.database!.url,
+        redisUrl: REDIS_URL,
+        queuePrefix: t.config.queuePrefix,
+        modelBaseUrl: fake.openaiBaseUrl,
+        leaseMs: LEASE_MS,
+        lockMs: LOCK_MS,
+      }),
+    );
     workers.push(worker);
     return worker;
   };

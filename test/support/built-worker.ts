@@ -77,3 +77,34 @@ export async function startBuiltWorker(
   };
   return { child, lines, exited, kill: () => signal('SIGKILL'), stop: () => signal('SIGTERM') };
 }
+
+/**
+ * The environment of a built worker that runs `agent.run` jobs of a test app's queue against the fake
+ * model, with a short ledger lease and queue lock (JOB_LEASE_MS, JOB_LOCK_DURATION_MS), maintenance off
+ * (no reconciler pass but the one at start), and debug logs (the ledger logs a delivery that came while
+ * a lease was live). Used by the R1 fault tests.
+ */
+export function agentWorkerEnv(input: {
+  databaseUrl: string;
+  redisUrl: string;
+  queuePrefix: string;
+  modelBaseUrl: string;
+  leaseMs: number;
+  lockMs: number;
+}): Record<string, string> {
+  return {
+    DATABASE_URL: input.databaseUrl,
+    REDIS_URL: input.redisUrl,
+    QUEUE_PREFIX: input.queuePrefix,
+    ENABLE_AGENT_RUNTIME_WORKER: 'true',
+    ENABLE_RUNTIME_MAINTENANCE: 'false',
+    LLM_PROVIDER: 'openai',
+    LLM_MODEL: 'fake-model',
+    LLM_BASE_URL: input.modelBaseUrl,
+    LLM_API_KEY: 'sk-fake-agents-0123456789abcdef',
+    ALLOW_PRIVATE_BASE_URL: 'true',
+    JOB_LEASE_MS: String(input.leaseMs),
+    JOB_LOCK_DURATION_MS: String(input.lockMs),
+    LOG_LEVEL: 'debug',
+  };
+}

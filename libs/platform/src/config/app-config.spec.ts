@@ -133,6 +133,12 @@ describe('loadConfig', () => {
       jobLockDurationMs: 1_000,
     });
     expect(() => loadConfig({ JOB_LEASE_MS: '999' })).toThrow(/JOB_LEASE_MS/);
+    // The minimums: 1 s of lease, 500 ms of lock, and one less is refused.
+    expect(loadConfig({ JOB_LEASE_MS: '1000', JOB_LOCK_DURATION_MS: '500' })).toMatchObject({
+      jobLeaseMs: 1_000,
+      jobLockDurationMs: 500,
+    });
+    expect(() => loadConfig({ JOB_LOCK_DURATION_MS: '499' })).toThrow(/JOB_LOCK_DURATION_MS/);
     expect(() => loadConfig({ JOB_LOCK_DURATION_MS: 'short' })).toThrow(/JOB_LOCK_DURATION_MS/);
   });
 
