@@ -2,6 +2,7 @@
  * State shared by both engines during one assembly: the context, the variable overlay, the seeded random
  * stream, warnings and used names. Also the value lookups both engines share (names, chat, time).
  */
+import { JSON_MAX_DEPTH } from '../../text/json-depth';
 import { forkRandom, type RandomSource } from '../shared/seeded-random';
 import { getStringHash, parseDice, rollDice, seedrandom } from './st-compat';
 import {
@@ -32,6 +33,17 @@ export const MACRO_LIMITS = {
   maxOutputLength: 5_000_000,
   /** Length of one variable value a macro may write, in characters. */
   maxVariableLength: 1_000_000,
+  /**
+   * Characters one v2 expansion may parse in all, counting every nested re-read: this many times its
+   * input, plus the floor. Past it, what is left is text (`macro_limit`).
+   */
+  parseBudgetFactor: 8,
+  /**
+   * Characters the variable writes of one prompt assembly may stage in all (each write's value before
+   * and after): a write on a large value re-reads and re-writes all of it.
+   */
+  maxWrittenChars: 4_000_000,
+  parseBudgetFloor: 65_536,
 } as const;
 
 export type CardField =
@@ -57,10 +69,15 @@ export class MacroRuntime {
   constructor(readonly context: MacroContext) {
     this.overlay = new VariableOverlay(context.variables ?? {}, {
       maxValueLength: MACRO_LIMITS.maxVariableLength,
-      onLimit: (scope, name) =>
+      maxWrittenChars: MACRO_LIMITS.maxWrittenChars,
+      onLimit: (scope, name, reason) =>
         this.warn(
           'macro_limit',
-          `Write to ${scope} variable "${name}" exceeds ${MACRO_LIMITS.maxVariableLength} characters; not staged.`,
+          reason === 'value_length'
+            ? `Write to ${scope} variable "${name}" exceeds ${MACRO_LIMITS.maxVariableLength} characters; not staged.`
+            : reason === 'depth'
+              ? `Write to ${scope} variable "${name}" would nest its value deeper than ${JSON_MAX_DEPTH} levels; not staged.`
+              : `Variable writes of one prompt assembly exceed ${MACRO_LIMITS.maxWrittenChars} characters; later writes are not staged.`,
         ),
     });
     this.random = forkRandom(String(context.seed ?? ''), 'macros');

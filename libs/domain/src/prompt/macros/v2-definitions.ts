@@ -5,7 +5,7 @@
 import { MacroRuntime, MACRO_LIMITS } from './runtime';
 import { isFalseBoolean, splitLegacyList } from './st-compat';
 import type { V2Evaluator } from './v2-engine';
-import { parseDocument, type ParsedNode } from './v2-parser';
+import type { ParsedNode } from './v2-parser';
 import type { VariableScope } from './variables';
 
 /** core-macros.js `ELSE_MARKER`. */
@@ -342,11 +342,18 @@ export function canAcceptScopedContent(info: MacroInfo): boolean {
   return n >= def.min && n <= def.max;
 }
 
-/** core-macros.js `splitOnTopLevelElse`. */
-function splitOnTopLevelElse(content: string): { thenBranch: string; elseBranch: string | undefined } {
-  const { nodes } = parseDocument(content);
+/**
+ * core-macros.js `splitOnTopLevelElse`. Parsed against the evaluation's budget: once it is spent, the
+ * content has no `{{else}}` (and the chosen branch is then left as written too).
+ */
+function splitOnTopLevelElse(
+  content: string,
+  evaluator: V2Call['evaluator'],
+): { thenBranch: string; elseBranch: string | undefined } {
+  const parsed = evaluator.parse(content);
+  if (!parsed) return { thenBranch: content, elseBranch: undefined };
   let depth = 0;
-  for (const node of nodes) {
+  for (const node of parsed.nodes) {
     const info = macroInfo(node, content);
     if (!info) continue;
     if (info.name === 'if' && !info.isClosing && info.argCount === 1) depth++;
@@ -381,7 +388,7 @@ function ifHandler(call: V2Call): string {
   }
   let isFalsy = condition === '' || isFalseBoolean(condition);
   if (inverted) isFalsy = !isFalsy;
-  const { thenBranch, elseBranch } = splitOnTopLevelElse(rawContent);
+  const { thenBranch, elseBranch } = splitOnTopLevelElse(rawContent, evaluator);
   const chosen = !isFalsy ? thenBranch : elseBranch;
   if (chosen === undefined) return '';
   const result = evaluator.evaluateNested(chosen, globalOffset);

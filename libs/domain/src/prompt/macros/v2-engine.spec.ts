@@ -1,7 +1,9 @@
 import { baseContext } from './macro-fixtures';
+import { MACRO_LIMITS } from './runtime';
 import { expandMacros, MacroSession } from './session';
 import { getStringHash, seedrandom } from './st-compat';
 import type { MacroContext } from './types';
+import { MAX_NESTING, parseDocument } from './v2-parser';
 
 const v2 = (text: string, overrides: Partial<MacroContext> = {}, original?: string) =>
   expandMacros(text, baseContext({ engine: 'v2', ...overrides }), original === undefined ? {} : { original });
@@ -286,6 +288,76 @@ describe('v2 engine: syntax edge cases', () => {
     const result = v2(deep);
     expect(typeof result.text).toBe('string');
     expect(result.warnings.map((w) => w.code)).toContain('macro_nesting_limit');
+  });
+  const codes = (result: { warnings: { code: string }[] }) => result.warnings.map((w) => w.code);
+  const blocks = (levels: number, inner = 'x') =>
+    '{{if 1}}'.repeat(levels) + inner + '{{/if}}'.repeat(levels);
+
+  it(`evaluates {{if}} blocks nested ${MAX_NESTING - 1} deep, and leaves deeper ones as text`, () => {
+    // The top-level text is one walk; each block's content is one more.
+    const atLimit = v2(blocks(MAX_NESTING - 1, '{{user}}'));
+    expect(atLimit.text).toBe('Alice');
+    expect(codes(atLimit)).toEqual([]);
+    const past = v2(blocks(MAX_NESTING, '{{user}}'));
+    expect(past.text).toBe('{{user}}');
+    expect(codes(past)).toEqual(['macro_nesting_limit']);
+  });
+
+  it('4,000 nested {{if}} blocks end as text with a warning, not a stack overflow or gigabytes', () => {
+    const result = v2(blocks(4000));
+    expect(codes(result)).not.toContain('macro_internal_error');
+    expect(codes(result)).toContain('macro_limit');
+    // The outer blocks were evaluated (their markers are gone), the rest is left as written.
+    expect(result.text.startsWith('{{if 1}}')).toBe(true);
+    expect(result.text.length).toBeLessThan(blocks(4000).length);
+    expect(result.text).toContain('x{{/if}}');
+  });
+
+  describe(`parse budget (${MACRO_LIMITS.parseBudgetFactor} x the input + ${MACRO_LIMITS.parseBudgetFloor} characters)`, () => {
+    // Each level of {{if}} reads its content twice (the {{else}} split, then the chosen branch).
+    const filler = 'y'.repeat(100_000);
+    it('a text whose nested re-reads stay inside the budget is evaluated whole', () => {
+      const result = v2(blocks(3, filler));
+      expect(result.text).toBe(filler);
+      expect(codes(result)).toEqual([]);
+    });
+    it('past the budget, what is left is text and a macro_limit warning says so', () => {
+      const result = v2(blocks(20, filler));
+      expect(codes(result)).toContain('macro_limit');
+      expect(codes(result)).not.toContain('macro_nesting_limit');
+      expect(result.text).toContain('{{if 1}}' + filler);
+      expect(result.text.length).toBeLessThan(blocks(20, filler).length);
+    });
+  });
+
+  it('pairs up to 64 forward steps per macro; openers with no closing macro past that stay unpaired', () => {
+    // 150 openers before one {{/if}}: ~11,000 steps, inside 64 x 151 + 4096. 400: ~80,000, past it.
+    const within = v2('{{if 1}}a'.repeat(150) + '{{/if}}');
+    expect(codes(within)).not.toContain('macro_limit');
+    const past = v2('{{if 1}}a'.repeat(400) + '{{/if}}');
+    expect(codes(past)).toContain('macro_limit');
+    expect(past.text).toContain('a');
+  });
+
+  it(`stops staging {{addvar}} on a large JSON array at the write budget (${MACRO_LIMITS.maxWrittenChars} characters)`, () => {
+    const list = JSON.stringify(Array.from({ length: 150_000 }, (_, i) => i % 10)); // ~300,000 characters
+    const result = v2('{{addvar::list::1}}'.repeat(200), { variables: { local: { list }, global: {} } });
+    expect(codes(result)).toContain('macro_limit');
+    const accepted = result.staged_mutations.length;
+    // Each append stages the array before and after: ~600,000 characters against the budget.
+    expect(accepted).toBe(Math.floor(MACRO_LIMITS.maxWrittenChars / (2 * list.length)) + 1);
+    const staged = JSON.parse(result.staged_mutations[accepted - 1].after as string) as number[];
+    expect(staged).toHaveLength(150_000 + accepted);
+  });
+
+  it('parses a text nested 4,000 deep in linear steps (a nesting-limited parse is not repeated)', () => {
+    for (const levels of [1000, 4000]) {
+      const text = '{{if::1::'.repeat(levels) + 'x' + '}}'.repeat(levels);
+      const tokens = levels * 3;
+      expect(parseDocument(text).steps).toBeLessThanOrEqual(2 * tokens);
+    }
+    const result = v2('{{if::1::'.repeat(4000) + 'x' + '}}'.repeat(4000));
+    expect(codes(result)).toContain('macro_nesting_limit');
   });
 });
 

@@ -17,7 +17,15 @@ import {
   trimScopedContent,
   type ResolvedDef,
 } from './v2-definitions';
-import { parseDocument, type MacroNode, type ParsedNode, type Span, type VarNode } from './v2-parser';
+import {
+  MAX_NESTING,
+  parseDocument,
+  type MacroNode,
+  type ParsedNode,
+  type ParseResult,
+  type Span,
+  type VarNode,
+} from './v2-parser';
 import type { VariableScope } from './variables';
 
 interface Item {
@@ -34,11 +42,27 @@ const VAR_MACRO_NAMES: Record<string, [string, string]> = {
   dec: ['decvar', 'decglobalvar'],
 };
 
+/** Forward-scan steps the scoped pairing of one text may take, per macro in it. */
+const MAX_PAIRING_STEPS_PER_MACRO = 64;
+
 /** One evaluation of one top-level text (ST builds one env per `substituteParams` call). */
 export class V2Evaluator {
   readonly contentHash: number;
   private originalTaken = false;
   private overflow = false;
+  /**
+   * How many walks are running inside each other: one per macro argument or scoped content being
+   * evaluated (`{{if}}` blocks nested in blocks, arguments in arguments). Deeper than MAX_NESTING,
+   * a text is left as written: each level re-reads its whole content, so 4,000 nested `{{if 1}}`
+   * blocks took 25 s and 2.5 GB, and then overflowed the stack.
+   */
+  private depth = 0;
+  /**
+   * Characters this evaluation may still parse (MACRO_LIMITS.parseBudget*): every nested level and
+   * every `{{if}}` re-reads its content, and the budget keeps the total a small multiple of the input.
+   */
+  private parseBudget: number;
+  private budgetSpent = false;
 
   constructor(
     private readonly rt: MacroRuntime,
@@ -47,6 +71,23 @@ export class V2Evaluator {
     private readonly dynamicMacros: Map<string, string>,
   ) {
     this.contentHash = getStringHash(input);
+    this.parseBudget = MACRO_LIMITS.parseBudgetFactor * input.length + MACRO_LIMITS.parseBudgetFloor;
+  }
+
+  /** Parses a text against the budget; null once it is spent (the text is then left as written). */
+  parse(text: string): ParseResult | null {
+    if (text.length > this.parseBudget) {
+      this.parseBudget = 0;
+      if (!this.budgetSpent)
+        this.rt.warn(
+          'macro_limit',
+          'Macros nested or repeated beyond the evaluation budget were left as text.',
+        );
+      this.budgetSpent = true;
+      return null;
+    }
+    this.parseBudget -= text.length;
+    return parseDocument(text);
   }
 
   /** env.functions.original: one-shot; absent (null: macro stays as written) when no original was given. */
@@ -83,7 +124,21 @@ export class V2Evaluator {
   /** MacroCstWalker.evaluateDocument / #evaluateRawContent. */
   walk(text: string, contextOffset: number): string {
     if (!text) return '';
-    const parsed = parseDocument(text);
+    if (this.depth >= MAX_NESTING) {
+      this.rt.warn('macro_nesting_limit', 'Macros nested too deeply were left as text.');
+      return text;
+    }
+    this.depth++;
+    try {
+      return this.walkText(text, contextOffset);
+    } finally {
+      this.depth--;
+    }
+  }
+
+  private walkText(text: string, contextOffset: number): string {
+    const parsed = this.parse(text);
+    if (!parsed) return text;
     if (parsed.nestingLimitHit)
       this.rt.warn('macro_nesting_limit', 'Macros nested too deeply were left as text.');
     if (parsed.invalid.length > 0) {
@@ -142,13 +197,24 @@ export class V2Evaluator {
     // to pair with, so its forward scan is skipped (16,000 plain `{{getvar::x}}` scanned each other: 1.4 s).
     const lastClosing = new Map<string, number>();
     infos.forEach((info, k) => info.info.isClosing && lastClosing.set(info.lower, k));
-    for (let i = 0; i < infos.length; i++) {
+    // Each opener scans forward for its closing macro; many openers that never find one (12,000
+    // `{{if 1}}` before one `{{/if}}`) made that quadratic. Past this many steps the remaining openers
+    // are left unpaired (plain macros), with a warning.
+    let steps = MAX_PAIRING_STEPS_PER_MACRO * infos.length + 4096;
+    pairing: for (let i = 0; i < infos.length; i++) {
       const open = infos[i];
       if (open.info.isClosing || open.matched || inside.has(open.index)) continue;
       if ((lastClosing.get(open.lower) ?? -1) < i) continue;
       let depth = 1;
       let closing = -1;
       for (let j = i + 1; j < infos.length; j++) {
+        if (--steps < 0) {
+          this.rt.warn(
+            'macro_limit',
+            'Too many scoped macros without a closing macro; the rest were not paired.',
+          );
+          break pairing;
+        }
         const other = infos[j];
         if (other.lower !== open.lower || other.matched) continue;
         if (other.info.isClosing) {

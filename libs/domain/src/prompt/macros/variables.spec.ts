@@ -230,3 +230,55 @@ describe('variable overlay bounds (hostile text must not stall or overflow)', ()
     expect(overlay.get('local', 'ok.b')).toBe('y');
   });
 });
+
+describe('variable overlay cost bounds (each read or write of a large value is paid once)', () => {
+  const big = JSON.stringify(Array.from({ length: 20_000 }, (_, i) => i));
+
+  afterEach(() => jest.restoreAllMocks());
+
+  it('parses a JSON text once for any number of path reads, and again only after it changes', () => {
+    const overlay = new VariableOverlay({ local: { big } });
+    const parse = jest.spyOn(JSON, 'parse');
+    for (let i = 0; i < 1000; i++) expect(overlay.get('local', 'big.5')).toBe(5);
+    expect(parse).toHaveBeenCalledTimes(1);
+    overlay.set('local', 'big.5', 'five', 'setvar');
+    expect(overlay.get('local', 'big.5')).toBe('five');
+    expect(overlay.get('local', 'big.6')).toBe(6);
+  });
+
+  it('serialises an object read as text once for any number of reads', () => {
+    const overlay = new VariableOverlay({ local: { obj: { list: JSON.parse(big) as number[] } } });
+    const stringify = jest.spyOn(JSON, 'stringify');
+    for (let i = 0; i < 1000; i++) expect(overlay.get('local', 'obj')).toBe(`{"list":${big}}`);
+    expect(stringify.mock.calls.length).toBeLessThanOrEqual(1);
+  });
+
+  it('stages writes up to the write budget, counts what each write staged, and refuses the next one', () => {
+    const refused: Array<[string, string]> = [];
+    const probe = new VariableOverlay();
+    probe.set('local', 'a', 'xxxx', 'setvar');
+    const perWrite = probe.writtenCharacters();
+    expect(perWrite).toBeGreaterThan(0);
+
+    const overlay = new VariableOverlay(
+      {},
+      { maxWrittenChars: 2 * perWrite, onLimit: (_scope, name, reason) => refused.push([name, reason]) },
+    );
+    overlay.set('local', 'a', 'xxxx', 'setvar');
+    overlay.set('local', 'b', 'xxxx', 'setvar');
+    expect(overlay.writtenCharacters()).toBe(2 * perWrite);
+    // At the budget: one more write is still staged; past it, every write is refused and reported.
+    overlay.set('local', 'c', 'xxxx', 'setvar');
+    expect(refused).toEqual([]);
+    overlay.set('local', 'd', 'xxxx', 'setvar');
+    expect(overlay.add('local', 'a', 'y', 'addvar')).toBe('');
+    expect(overlay.delete('local', 'b', 'deletevar')).toBe(false);
+    expect(refused).toEqual([
+      ['d', 'write_budget'],
+      ['a', 'write_budget'],
+      ['b', 'write_budget'],
+    ]);
+    expect(overlay.snapshot('local')).toEqual({ a: 'xxxx', b: 'xxxx', c: 'xxxx' });
+    expect(overlay.mutationCount()).toBe(3);
+  });
+});

@@ -90,12 +90,28 @@ function clone<T extends JsonValue>(value: T): T {
 /** A read value as ST's macros see it: numbers stay numbers, numeric strings become numbers, missing is ''. */
 export type ReadValue = string | number;
 
+/**
+ * The JSON text of each object or array a read has turned into text. Values in an overlay are never
+ * changed in place (a write stores a new root), so the text stays right; 13,000 comparisons with a
+ * 350 KB object took 27 s when each one serialised it again.
+ */
+const jsonTexts = new WeakMap<object, string>();
+
+function jsonTextOf(value: object): string {
+  let text = jsonTexts.get(value);
+  if (text === undefined) {
+    text = JSON.stringify(value);
+    jsonTexts.set(value, text);
+  }
+  return text;
+}
+
 /** ST `normalizeVariableValue`: `(v === '' || isNaN(Number(v))) ? (v || '') : Number(v)`, objects as JSON text. */
 export function normalizeRead(value: JsonValue | undefined): ReadValue {
   if (value === undefined || value === null) return '';
   if (typeof value === 'number') return value;
   const text =
-    typeof value === 'string' ? value : typeof value === 'boolean' ? String(value) : JSON.stringify(value);
+    typeof value === 'string' ? value : typeof value === 'boolean' ? String(value) : jsonTextOf(value);
   if (text === '' || Number.isNaN(Number(text))) return text;
   return Number(text);
 }
@@ -146,6 +162,12 @@ function childOf(node: JsonValue, segment: string): JsonValue | undefined {
 
 class ScopeOverlay {
   private readonly staged = new Map<string, Slot>();
+  /**
+   * The container each key's current value was last read as, for path reads: a JSON text is parsed
+   * once, not at every `{{getvar::a.b}}` (11,000 of them into a 350 KB text never finished). Read-only:
+   * writes parse their own copy.
+   */
+  private readonly readable = new Map<string, { raw: JsonValue | undefined; root: JsonValue | null }>();
 
   constructor(
     readonly scope: VariableScope,
@@ -163,6 +185,18 @@ class ScopeOverlay {
 
   hasKey(key: string): boolean {
     return this.raw(key) !== undefined;
+  }
+
+  /** The key's value as a container to read a path in (never to change), or null. */
+  readContainer(key: string): JsonValue | null {
+    const raw = this.raw(key);
+    const cached = this.readable.get(key);
+    if (cached && cached.raw === raw) return cached.root;
+    let root: JsonValue | null = null;
+    if (raw !== null && typeof raw === 'object') root = raw;
+    else if (typeof raw === 'string') root = parseContainer(raw)?.root ?? null;
+    this.readable.set(key, { raw, root });
+    return root;
   }
 
   write(key: string, value: JsonValue | typeof DELETED): void {
@@ -190,6 +224,9 @@ class ScopeOverlay {
   }
 }
 
+/** Why a write was refused: the value's length, its nesting, or the overlay's write budget. */
+export type WriteLimit = 'value_length' | 'depth' | 'write_budget';
+
 export interface WriteResult {
   /** What the macro returns (inc/dec: the new value as ST normalises it). */
   result: ReadValue;
@@ -201,12 +238,20 @@ export interface WriteResult {
 export class VariableOverlay {
   private readonly scopes: Record<VariableScope, ScopeOverlay>;
   private readonly log: StagedMutation[] = [];
+  /**
+   * Characters staged so far (each write's value before and after, as its trace shows them). Every
+   * write on a large value re-reads and re-writes all of it: 12,500 `{{addvar}}` on one JSON array took
+   * ~10 s and 400 MB before writes had a budget.
+   */
+  private writtenChars = 0;
 
   constructor(
     views: VariableViews = {},
     private readonly limits: {
       maxValueLength?: number;
-      onLimit?: (scope: VariableScope, name: string) => void;
+      /** Characters all writes of the overlay may stage in all (their values before and after). */
+      maxWrittenChars?: number;
+      onLimit?: (scope: VariableScope, name: string, reason: WriteLimit) => void;
     } = {},
   ) {
     this.scopes = {
@@ -222,9 +267,9 @@ export class VariableOverlay {
     if (flat !== undefined) return flat;
     const resolved = overlay.resolvePath(name);
     if (!resolved) return undefined;
-    const container = parseContainer(overlay.raw(resolved.key));
-    if (!container) return undefined;
-    let node: JsonValue | undefined = container.root;
+    const root = overlay.readContainer(resolved.key);
+    if (root === null) return undefined;
+    let node: JsonValue | undefined = root;
     for (const segment of resolved.path) {
       if (node === undefined) return undefined;
       node = childOf(node, segment);
@@ -241,6 +286,7 @@ export class VariableOverlay {
   }
 
   set(scope: VariableScope, name: string, value: JsonValue, macro: string): void {
+    if (this.budgetSpent(scope, name)) return;
     this.store(scope, name, 'set', value, value, macro);
   }
 
@@ -252,6 +298,7 @@ export class VariableOverlay {
     macro: string,
     op: VariableOp = 'add',
   ): ReadValue {
+    if (this.budgetSpent(scope, name)) return '';
     const current = this.get(scope, name);
     const currentValue: ReadValue = current === '' ? 0 : current;
     if (typeof currentValue === 'string') {
@@ -277,6 +324,7 @@ export class VariableOverlay {
   }
 
   delete(scope: VariableScope, name: string, macro: string): boolean {
+    if (this.budgetSpent(scope, name)) return false;
     const overlay = this.scopes[scope];
     if (overlay.hasKey(name)) {
       const before = overlay.raw(name);
@@ -302,6 +350,11 @@ export class VariableOverlay {
 
   mutationCount(): number {
     return this.log.length;
+  }
+
+  /** Characters the staged writes have used of the write budget so far. */
+  writtenCharacters(): number {
+    return this.writtenChars;
   }
 
   mutations(): StagedMutation[] {
@@ -343,7 +396,7 @@ export class VariableOverlay {
   ): void {
     const max = this.limits.maxValueLength;
     if (max !== undefined && typeof next === 'string' && next.length > max) {
-      this.limits.onLimit?.(scope, name);
+      this.limits.onLimit?.(scope, name, 'value_length');
       return;
     }
     const overlay = this.scopes[scope];
@@ -357,7 +410,7 @@ export class VariableOverlay {
         if (parent !== undefined && assign(parent, last, next)) {
           if (jsonNestedDeeperThan(container.root, JSON_MAX_DEPTH)) {
             // A path write that nests the value past the bound is refused like a too-long value.
-            this.limits.onLimit?.(scope, name);
+            this.limits.onLimit?.(scope, name, 'depth');
             return;
           }
           const rootAfter: JsonValue = container.asString ? JSON.stringify(container.root) : container.root;
@@ -372,6 +425,14 @@ export class VariableOverlay {
     this.record(scope, name, name, op, operand, before, next, before !== undefined, macro);
   }
 
+  /** Whether the write budget is used up (the write is then refused and reported). */
+  private budgetSpent(scope: VariableScope, name: string): boolean {
+    const max = this.limits.maxWrittenChars;
+    if (max === undefined || this.writtenChars <= max) return false;
+    this.limits.onLimit?.(scope, name, 'write_budget');
+    return true;
+  }
+
   private record(
     scope: VariableScope,
     key: string,
@@ -383,14 +444,19 @@ export class VariableOverlay {
     existed: boolean,
     macro: string,
   ): void {
+    const entry = {
+      value: toPreview(operand),
+      before: toPreview(before),
+      after: toPreview(after),
+    };
+    for (const preview of [entry.value, entry.before, entry.after])
+      this.writtenChars += typeof preview === 'string' ? preview.length : 8;
     this.log.push({
       scope,
       key,
       name,
       op,
-      value: toPreview(operand),
-      before: toPreview(before),
-      after: toPreview(after),
+      ...entry,
       existed,
       deleted: after === undefined,
       macro,
