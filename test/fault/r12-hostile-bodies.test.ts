@@ -788,4 +788,72 @@ describe('R12: oversized and hostile request bodies', () => {
       expect(await bufferedBytesSettled(small)).toBe(0);
     });
   });
+
+  describe('a body trickled below HTTP_BODY_MIN_BYTES_PER_SECOND (64 KiB/s here, after a 1 s grace)', () => {
+    /** An API whose budget one body fills (limit = budget = 2 MiB), so a body held shows at once. */
+    const LIMIT = 2 * MiB;
+    let paced: BuiltApi;
+
+    beforeAll(async () => {
+      paced = await startBuiltApi({
+        env: {
+          HOST: '127.0.0.1',
+          DATABASE_URL: database.url,
+          REDIS_URL,
+          QUEUE_PREFIX: `hearth-r12c-${randomBytes(4).toString('hex')}`,
+          BOOTSTRAP_ADMIN_API_KEY: ADMIN_KEY,
+          HTTP_BODY_LIMIT_BYTES: String(LIMIT),
+          HTTP_BODY_BUFFER_BUDGET_BYTES: String(LIMIT),
+          HTTP_BODY_READ_GRACE_MS: '1000',
+          HTTP_BODY_MIN_BYTES_PER_SECOND: String(64 * 1024),
+        },
+      });
+    });
+
+    afterAll(async () => {
+      await paced?.stop();
+    });
+
+    it('holds the budget only until it falls behind the pace: then 408 request_timeout, and the budget is free again', async () => {
+      const trickler = new RawRequest(paced, 'POST', '/import/chat', {
+        'content-type': 'application/json',
+        'content-length': String(LIMIT),
+      });
+      // 1 KiB every 100 ms: 10 KiB/s, far behind 64 KiB/s.
+      const trickling = (async () => {
+        await trickler.write('{"data":"');
+        while (!trickler.answered && (await trickler.write(Buffer.alloc(1024, 'x'))))
+          await new Promise((resolve) => setTimeout(resolve, 100));
+      })();
+      await waitUntil(async () => (await bufferedBytes(paced)) === LIMIT);
+      // Meanwhile the budget is full: another upload is refused at once.
+      const other = new RawRequest(paced, 'POST', '/import/chat', {
+        'content-type': 'application/json',
+        'content-length': String(LIMIT),
+      });
+      expect((await other.answer).status).toBe(503);
+      other.close();
+
+      const answer = await trickler.answer;
+      await trickling;
+      trickler.close();
+      expect(answer.status).toBe(408);
+      expect(answer.headers.connection).toBe('close');
+      expect(JSON.parse(answer.body).error.code).toBe('request_timeout');
+      // Cut after the grace and a sweep (a few seconds: tens of KiB sent), not at Node's 300 s request timeout.
+      expect(trickler.sent).toBeLessThan(LIMIT / 4);
+      expect(await bufferedBytesSettled(paced)).toBe(0);
+
+      // A body sent at full speed fills the budget alone and is imported.
+      const fast = new RawRequest(paced, 'POST', '/import/chat', {
+        'content-type': 'application/json',
+        'content-length': String(LIMIT),
+      });
+      await fast.write(chatImportBody(LIMIT));
+      const imported = await fast.answer;
+      fast.close();
+      expect(imported.status).toBe(201);
+      expect(await bufferedBytesSettled(paced)).toBe(0);
+    });
+  });
 });

@@ -4,8 +4,13 @@ import { BodyBufferBudget, holdRequestBody } from './body-budget';
 
 /** A request with the given headers; `pause` and `socket` are all a hold touches besides events. */
 function fakeRequest(headers: Record<string, string>) {
-  const socket = Object.assign(new EventEmitter(), { destroyed: false, destroy: jest.fn() });
-  return Object.assign(new EventEmitter(), { headers, socket, pause: jest.fn() });
+  const socket = Object.assign(new EventEmitter(), {
+    destroyed: false,
+    destroy: jest.fn(),
+    bytesRead: 0,
+    end: jest.fn(),
+  });
+  return Object.assign(new EventEmitter(), { headers, socket, pause: jest.fn(), complete: false });
 }
 
 /** A response that records what was answered. */
@@ -142,5 +147,61 @@ describe('holdRequestBody', () => {
     });
     held!.release();
     expect(budget.heldBytes).toBe(0);
+  });
+});
+
+describe('the minimum pace of a body (HTTP_BODY_MIN_BYTES_PER_SECOND after HTTP_BODY_READ_GRACE_MS)', () => {
+  const T0 = 1_700_000_000_000;
+  afterEach(() => jest.restoreAllMocks());
+
+  const paced = (minBytesPerSecond: number) => {
+    jest.spyOn(Date, 'now').mockReturnValue(T0);
+    const budget = new BodyBufferBudget(10_000, undefined, { minBytesPerSecond, graceMs: 2_000 });
+    const held = hold(
+      budget,
+      { 'content-length': '5000' },
+      { maxBytes: 10_000, meter: false, inflates: false },
+    );
+    return { budget, ...held };
+  };
+
+  it('lets a body keep its share through the grace and at exactly the pace, and answers 408 just behind it', () => {
+    const { budget, req, res, held } = paced(1000);
+    expect(budget.heldBytes).toBe(5000);
+    budget.sweep(T0 + 2_000);
+    req.socket.bytesRead = 1000;
+    budget.sweep(T0 + 3_000);
+    expect(res.sent.status).toBeUndefined();
+    expect(held!.answered).toBe(false);
+    budget.sweep(T0 + 3_001);
+    expect(res.sent.status).toBe(408);
+    expect(res.sent.body).toEqual({ error: { code: 'request_timeout', message: expect.any(String) } });
+    expect(res.sent.headers.connection).toBe('close');
+    expect(held!.answered).toBe(true);
+    expect(req.pause).toHaveBeenCalled();
+    // Its share is freed once the connection is gone, as for a 413 or 503.
+    req.socket.emit('close');
+    expect(budget.heldBytes).toBe(0);
+    budget.sweep(T0 + 60_000);
+    expect(res.sent.status).toBe(408);
+  });
+
+  it('stops watching a body once it has arrived: the handler may take its time', () => {
+    const { budget, req, res } = paced(1000);
+    req.emit('end');
+    budget.sweep(T0 + 600_000);
+    expect(res.sent.status).toBeUndefined();
+    expect(budget.heldBytes).toBe(5000);
+  });
+
+  it('stops watching a released body, and a pace of 0 watches nothing', () => {
+    const first = paced(1000);
+    first.held!.release();
+    first.budget.sweep(T0 + 600_000);
+    expect(first.res.sent.status).toBeUndefined();
+    const off = paced(0);
+    off.budget.sweep(T0 + 600_000);
+    expect(off.res.sent.status).toBeUndefined();
+    expect(off.budget.heldBytes).toBe(5000);
   });
 });

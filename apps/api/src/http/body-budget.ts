@@ -12,10 +12,15 @@ import { type AppConfig, CONFIG, METRICS, type Metrics } from '@hearth/platform'
  */
 export class BodyBufferBudget {
   private held = 0;
+  /** Bodies being read, checked for their pace once a second while there are any. */
+  private readonly reading = new Set<BodyReader>();
+  private sweeper: NodeJS.Timeout | null = null;
 
   constructor(
     readonly capacity: number,
     private readonly gauge?: { set(value: number): void },
+    /** The minimum pace of a body (HTTP_BODY_MIN_BYTES_PER_SECOND after HTTP_BODY_READ_GRACE_MS); none when absent or 0. */
+    readonly pace?: { minBytesPerSecond: number; graceMs: number },
   ) {}
 
   /** Bytes reserved right now, over all requests. */
@@ -36,7 +41,44 @@ export class BodyBufferBudget {
     this.held -= bytes;
     this.gauge?.set(this.held);
   }
+
+  /** Watches a body's pace until `stop` (no-op without a pace). */
+  watch(reader: BodyReader): () => void {
+    if (!this.pace || this.pace.minBytesPerSecond <= 0) return () => undefined;
+    this.reading.add(reader);
+    if (!this.sweeper) {
+      this.sweeper = setInterval(() => this.sweep(Date.now()), PACE_CHECK_MS);
+      this.sweeper.unref();
+    }
+    return () => {
+      this.reading.delete(reader);
+      if (this.reading.size === 0 && this.sweeper) {
+        clearInterval(this.sweeper);
+        this.sweeper = null;
+      }
+    };
+  }
+
+  /** Answers 408 to every body behind the minimum pace at `now` (the sweeper's tick; tests call it). */
+  sweep(now: number): void {
+    const pace = this.pace;
+    if (!pace) return;
+    for (const reader of [...this.reading]) {
+      const late = now - reader.startedAt - pace.graceMs;
+      if (late > 0 && reader.bytesRead() < (late / 1000) * pace.minBytesPerSecond) reader.tooSlow();
+    }
+  }
 }
+
+/** A body being read, as the pace check sees it. */
+export interface BodyReader {
+  readonly startedAt: number;
+  /** Body bytes (and any other bytes the connection received) since the body started. */
+  bytesRead(): number;
+  tooSlow(): void;
+}
+
+const PACE_CHECK_MS = 1_000;
 
 export const BODY_BUFFER_BUDGET = Symbol('BODY_BUFFER_BUDGET');
 
@@ -47,7 +89,10 @@ export const BODY_BUFFER_BUDGET = Symbol('BODY_BUFFER_BUDGET');
     {
       provide: BODY_BUFFER_BUDGET,
       useFactory: (config: AppConfig, metrics: Metrics) =>
-        new BodyBufferBudget(config.bodyBufferBudgetBytes, metrics.httpBodyBufferBytes),
+        new BodyBufferBudget(config.bodyBufferBudgetBytes, metrics.httpBodyBufferBytes, {
+          minBytesPerSecond: config.bodyMinBytesPerSecond,
+          graceMs: config.bodyReadGraceMs,
+        }),
       inject: [CONFIG, METRICS],
     },
   ],
@@ -56,11 +101,12 @@ export const BODY_BUFFER_BUDGET = Symbol('BODY_BUFFER_BUDGET');
 export class BodyBufferBudgetModule {}
 
 export const BODY_BUSY_MESSAGE = 'The server is reading too many request bodies at once; retry shortly';
+export const BODY_TOO_SLOW_MESSAGE = 'The request body arrived too slowly';
 
 /** What one request holds of the budget; `release` is idempotent and also runs when the response closes. */
 export interface BodyHold {
   release(): void;
-  /** True once the hold answered the request itself (413 or 503 mid-stream); the reader's late callback must not answer again. */
+  /** True once the hold answered the request itself (413, 503 or 408 mid-stream); the reader's late callback must not answer again. */
   readonly answered: boolean;
 }
 
@@ -124,8 +170,9 @@ export function holdRequestBody(
   // Stops reading and answers with `Connection: close`; the rest of the body is never read. The bytes
   // read so far stay reserved until the connection is gone (the reader may hold them until then). The
   // reader (body-parser) calls back late, if at all; the caller drops that callback (`answered`).
-  const refuse = (status: 413 | 503) => {
+  const refuse = (status: 413 | 503 | 408) => {
     answered = true;
+    stopWatching();
     req.off('data', onData);
     req.pause();
     const socket = req.socket;
@@ -144,13 +191,16 @@ export function holdRequestBody(
               message: 'The request body is larger than the server accepts',
             },
           }
-        : { error: { code: 'resource_busy', message: BODY_BUSY_MESSAGE } },
+        : status === 408
+          ? { error: { code: 'request_timeout', message: BODY_TOO_SLOW_MESSAGE } }
+          : { error: { code: 'resource_busy', message: BODY_BUSY_MESSAGE } },
     );
   };
 
   const release = () => {
     if (released) return;
     released = true;
+    stopWatching();
     req.off('data', onData);
     res.off('close', release);
     req.socket?.off('close', release);
@@ -161,6 +211,20 @@ export function holdRequestBody(
   // Attached before the reader's own listener (same tick, so no chunk is missed): this one runs first
   // for each chunk.
   if (metered) req.on('data', onData);
+  // The pace rule: read from the socket's byte count, so no listener sees the chunks. It ends when the
+  // body has arrived (the handler may then take its time) or the hold is released.
+  const socket = req.socket;
+  const baseBytes = socket.bytesRead;
+  const stopWatching = req.complete
+    ? () => undefined
+    : budget.watch({
+        startedAt: Date.now(),
+        bytesRead: () => socket.bytesRead - baseBytes,
+        tooSlow: () => {
+          if (!released && !answered && !req.complete) refuse(408);
+        },
+      });
+  req.once('end', stopWatching);
   // The safety net: the response closes once it is sent or the connection is gone, whatever the reader
   // did. (Not the request's 'close': a request answered before its body was read, as on a refusal, is
   // let go of by Node without ever closing.)

@@ -163,6 +163,17 @@ describe('loadConfig', () => {
     );
   });
 
+  it('reads the minimum body pace: 16 KiB/s after 20 s by default, 0 turns it off, the grace is at least 1 s', () => {
+    expect(loadConfig({})).toMatchObject({ bodyMinBytesPerSecond: 16_384, bodyReadGraceMs: 20_000 });
+    expect(
+      loadConfig({ HTTP_BODY_MIN_BYTES_PER_SECOND: '0', HTTP_BODY_READ_GRACE_MS: '1000' }),
+    ).toMatchObject({ bodyMinBytesPerSecond: 0, bodyReadGraceMs: 1000 });
+    expect(() => loadConfig({ HTTP_BODY_READ_GRACE_MS: '999' })).toThrow(/HTTP_BODY_READ_GRACE_MS/);
+    expect(() => loadConfig({ HTTP_BODY_MIN_BYTES_PER_SECOND: '-1' })).toThrow(
+      /HTTP_BODY_MIN_BYTES_PER_SECOND/,
+    );
+  });
+
   it('reads the queue key prefix, default hearth, and rejects a malformed one', () => {
     expect(loadConfig({}).queuePrefix).toBe('hearth');
     expect(loadConfig({ QUEUE_PREFIX: 'hearth-test_01' }).queuePrefix).toBe('hearth-test_01');

@@ -40,6 +40,14 @@ export interface AppConfig {
    * `resource_busy`.
    */
   bodyBufferBudgetBytes: number;
+  /**
+   * `HTTP_BODY_MIN_BYTES_PER_SECOND` and `HTTP_BODY_READ_GRACE_MS`: after the grace, a request body must
+   * have arrived at this average rate, or it is answered 408 `request_timeout` and its share of the
+   * budget is freed (a client trickling a large declared body would hold it for Node's 300 s request
+   * timeout). 0 turns the rule off.
+   */
+  bodyMinBytesPerSecond: number;
+  bodyReadGraceMs: number;
   /** Interval of the SSE heartbeat comment (spec 1: 15 s). */
   sseHeartbeatMs: number;
   /** `EVENT_STREAM_ENABLED`: false answers the event stream with 503 `feature_unavailable`. */
@@ -233,6 +241,8 @@ export function loadConfig(env: Env, defaults: ConfigDefaults = {}): AppConfig {
     logLevel: oneOf('LOG_LEVEL', ['debug', 'info', 'warn', 'error', 'silent'] as const, 'info') ?? 'info',
     bodyLimitBytes,
     bodyBufferBudgetBytes,
+    bodyMinBytesPerSecond: int('HTTP_BODY_MIN_BYTES_PER_SECOND', 16_384, 0),
+    bodyReadGraceMs: int('HTTP_BODY_READ_GRACE_MS', 20_000, 1_000),
     sseHeartbeatMs: int('SSE_HEARTBEAT_MS', 15_000, 10),
     eventStreamEnabled: bool('EVENT_STREAM_ENABLED', true),
     eventStreamPollMs: int('EVENT_STREAM_POLL_MS', 5_000, 10),
