@@ -1,5 +1,7 @@
 import { sql } from 'kysely';
+import { importRegexProfile, regexScript } from '../support/factories/presets';
 import { createSession } from '../support/factories/sessions';
+import { createUserCard } from '../support/factories/user-cards';
 import { ADMIN_KEY, type TestApp } from '../support/test-app';
 import {
   floorsOf,
@@ -61,6 +63,63 @@ describe('turns: the commit of a respond', () => {
     const start = call.dataOf<{ floor_id: string; run_id: string; branch_id: string }>('start')[0];
     return { call, start };
   }
+
+  it('commits a turn whose message and reply hold special-token text (<|endoftext|>), counted as text', async () => {
+    const session = await createSession(t);
+    fake.script({ reply: 'A reply with <|endoftext|> inside.' });
+    const res = await t.http
+      .post(`/sessions/${session.id}/respond`)
+      .set('x-api-key', ADMIN_KEY)
+      .send({ message: 'Say <|endoftext|><|im_start|> please' });
+    expect(res.status).toBe(200);
+    const [floor] = await floorsOf(t, session.id);
+    expect(floor.state).toBe('committed');
+    const messages = await db()
+      .selectFrom('messages')
+      .innerJoin('pages', 'pages.id', 'messages.page_id')
+      .select(['messages.content', 'messages.token_count'])
+      .where('pages.floor_id', '=', floor.id)
+      .execute();
+    expect(messages.map((m) => m.content).sort()).toEqual([
+      'A reply with <|endoftext|> inside.',
+      'Say <|endoftext|><|im_start|> please',
+    ]);
+    // As text: several tokens each, not one special token.
+    for (const m of messages) expect(m.token_count).toBeGreaterThan(8);
+  });
+
+  it("stores the reply after its AI-output regex scripts, with their macros expanded as ST's runRegexScript does", async () => {
+    const persona = await createUserCard(t, ADMIN_KEY, { name: 'A.J.', description: '' });
+    const profile = await importRegexProfile(t, ADMIN_KEY, {
+      data: [
+        // substituteRegex 2: the persona's name is matched literally (not `A` any `J` any).
+        regexScript({
+          scriptName: 'greeting',
+          findRegex: '/Hello {{user}}/g',
+          substituteRegex: 2,
+          replaceString: 'Hi {{user}}, {{char}} here ({{match}})',
+        }),
+      ],
+    });
+    const session = await createSession(t, {
+      body: { regex_profile_id: profile.id, user_card_id: persona.id },
+    });
+    fake.script({ reply: 'Hello A.J. and Hello AxJx!' });
+    const res = await t.http
+      .post(`/sessions/${session.id}/respond`)
+      .set('x-api-key', ADMIN_KEY)
+      .send({ message: 'Hi' });
+    expect(res.status).toBe(200);
+    const [floor] = await floorsOf(t, session.id);
+    const stored = await db()
+      .selectFrom('messages')
+      .innerJoin('pages', 'pages.id', 'messages.page_id')
+      .select('messages.content')
+      .where('pages.floor_id', '=', floor.id)
+      .where('pages.page_kind', '=', 'output')
+      .executeTakeFirstOrThrow();
+    expect(stored.content).toBe('Hi A.J., Assistant here (Hello A.J.) and Hello AxJx!');
+  });
 
   it('writes the same rows in one statement as the transaction does (a detached run takes the transaction)', async () => {
     const session = await createSession(t);

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainError, ID_PREFIX, newId } from '@hearth/domain';
-import type { PromptEngineInput } from '@hearth/domain/prompt/engine';
+import { macroContextOf, type PromptEngineInput } from '@hearth/domain/prompt/engine';
+import { MacroSession } from '@hearth/domain/prompt/macros';
 import { applyRegexScripts, REGEX_PLACEMENTS } from '@hearth/domain/prompt/regex';
 import { tokenCounter } from '@hearth/domain/prompt/shared/token-counter';
 import {
@@ -39,18 +40,26 @@ import type { LiveRun, RunEvent } from './runs/live-run';
 
 /**
  * The AI-output regex scripts in `stored` mode (what SillyTavern saves), applied to the model's reply
- * before it is stored; prompt-only and display-only scripts do not run here.
+ * before it is stored; prompt-only and display-only scripts do not run here. As in ST's
+ * `runRegexScript`, macros in a `findRegex` with `substituteRegex` and in each built replacement are
+ * expanded, in the turn's macro context (names, card fields, variables as the turn read them; a
+ * variable write there is not kept).
  */
 export function storedOutputText(engineInput: PromptEngineInput, text: string): string {
   const scripts = engineInput.regex?.scripts ?? [];
   if (scripts.length === 0 || !text) return text;
+  let session: MacroSession | null = null;
+  const substitute = (t: string, escapeValue?: (value: string) => string) => {
+    session ??= new MacroSession(macroContextOf(engineInput));
+    return session.expand(t, { source: 'regex', escapeValue });
+  };
   return applyRegexScripts(
     scripts.map((s: { script: Record<string, unknown>; scope?: unknown }) => ({
       script: s.script,
       scope: s.scope,
     })) as never,
     text,
-    { placement: REGEX_PLACEMENTS.ai_output, mode: 'stored' },
+    { placement: REGEX_PLACEMENTS.ai_output, mode: 'stored', substitute },
   ).text;
 }
 

@@ -237,4 +237,28 @@ describe('prompt engine', () => {
     expect(result.messages.length).toBeGreaterThan(0);
     expect(result.runtime_trace.policy.warnings.length).toBeGreaterThan(0);
   });
+
+  describe('regex findRegex with macros (ST substituteRegex: 1 raw, 2 macro values escaped)', () => {
+    const script = (substituteRegex: number) => ({
+      scriptName: `sub ${substituteRegex}`,
+      findRegex: '/{{user}}/g',
+      replaceString: '[name]',
+      placement: [1],
+      substituteRegex,
+    });
+    const promptOf = (substituteRegex: number, engine: 'v2' | 'classic') => {
+      const result = buildPrompt({
+        ...goldenInput(),
+        macro_engine: engine,
+        user: { name: 'A.J.', description: '', in_prompt: true },
+        user_input: 'AxJx met A.J. here',
+        regex: { scripts: [{ script: script(substituteRegex) }] },
+      });
+      return JSON.stringify(result.messages);
+    };
+    it.each(['v2', 'classic'] as const)('%s: 2 matches the name literally, 1 as a pattern', (engine) => {
+      expect(promptOf(2, engine)).toContain('AxJx met [name] here');
+      expect(promptOf(1, engine)).toContain('[name] met [name] here');
+    });
+  });
 });

@@ -137,8 +137,7 @@ export function buildPrompt(input: PromptEngineInput): PromptEngineResult {
       placement,
       mode: runMode,
       depth,
-      substitute: (t, escape) =>
-        escape ? session.expand(t, { source: 'regex' }) : session.expand(t, { source: 'regex' }),
+      substitute: (t, escapeValue) => session.expand(t, { source: 'regex', escapeValue }),
     });
     for (const r of result.applied) preRules.push({ name: r.name, scope: r.scope, matches: r.matches });
     for (const w of result.warnings)

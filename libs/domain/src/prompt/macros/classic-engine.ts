@@ -79,6 +79,8 @@ function envPattern(name: string): RegExp {
 export interface ClassicOptions {
   original?: string;
   dynamicMacros: Map<string, string>;
+  /** ST `postProcessFn`: applied to each replacement's value. */
+  escapeValue?: (value: string) => string;
 }
 
 export function evaluateClassic(rt: MacroRuntime, input: string, options: ClassicOptions): string {
@@ -264,8 +266,10 @@ export function evaluateClassic(rt: MacroRuntime, input: string, options: Classi
     }
     if (macro.needle && !lower.includes(macro.needle)) continue;
     try {
-      const replacer = (...args: unknown[]) =>
-        String((macro.replace as (...a: unknown[]) => unknown)(...args));
+      const escape = options.escapeValue;
+      const replacer = escape
+        ? (...args: unknown[]) => escape(String((macro.replace as (...a: unknown[]) => unknown)(...args)))
+        : (...args: unknown[]) => String((macro.replace as (...a: unknown[]) => unknown)(...args));
       content = macro.linear
         ? linearReplace(content, macro.regex, replacer)
         : content.replace(macro.regex, replacer);

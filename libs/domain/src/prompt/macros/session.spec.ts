@@ -234,3 +234,16 @@ describe('macro session: diagnostics (runtime_trace.macro)', () => {
     expect(session.expand('{{.x}}', { engine: 'v2' })).toBe('4');
   });
 });
+
+describe('escapeValue (ST postProcessFn): each substituted macro value, never the text around it', () => {
+  const escape = (value: string) => value.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  it.each(['v2', 'classic'] as const)('%s', (engine) => {
+    const context = baseContext({ engine, user: 'A.J.' });
+    expect(expandMacros('^{{user}}.x$', context, { escapeValue: escape }).text).toBe('^A\\.J\\..x$');
+    expect(expandMacros('{{user}}', context).text).toBe('A.J.');
+  });
+  it('v2: a value nested in an argument is escaped once, as part of its enclosing macro', () => {
+    const context = baseContext({ engine: 'v2', user: 'A.J.' });
+    expect(expandMacros('{{reverse::{{user}}}}', context, { escapeValue: escape }).text).toBe('\\.J\\.A');
+  });
+});

@@ -48,13 +48,17 @@ export class MacroSession {
         : new V2Evaluator(rt, field, undefined, dynamic).evaluate(field);
     try {
       if (engine === 'classic') {
-        output = evaluateClassic(rt, input, { original: options.original, dynamicMacros: dynamic });
+        output = evaluateClassic(rt, input, {
+          original: options.original,
+          dynamicMacros: dynamic,
+          escapeValue: options.escapeValue,
+        });
         for (const name of leftoverMacroNames(output)) {
           rt.use(name);
           rt.warn('macro_unknown', `Unknown macro "${name}" left as text.`, name);
         }
       } else {
-        output = new V2Evaluator(rt, input, options.original, dynamic).evaluate(input);
+        output = new V2Evaluator(rt, input, options.original, dynamic, options.escapeValue).evaluate(input);
       }
     } catch (error) {
       rt.warn(

@@ -151,4 +151,10 @@ export interface ExpandOptions {
   original?: string;
   /** Extra macros for this text only. */
   dynamicMacros?: Record<string, string>;
+  /**
+   * Applied to each macro's value where it is substituted into the text (ST `postProcessFn`, e.g.
+   * `sanitizeRegexMacro` for a regex script's `findRegex` with `substituteRegex` 2). Values nested in
+   * other macros' arguments are not, their enclosing macro's value is.
+   */
+  escapeValue?: (value: string) => string;
 }

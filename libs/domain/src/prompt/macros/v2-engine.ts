@@ -69,6 +69,8 @@ export class V2Evaluator {
     input: string,
     private readonly original: string | undefined,
     private readonly dynamicMacros: Map<string, string>,
+    /** ST `postProcessFn`: applied to each value substituted into the top-level text. */
+    private readonly escapeValue?: (value: string) => string,
   ) {
     this.contentHash = getStringHash(input);
     this.parseBudget = MACRO_LIMITS.parseBudgetFactor * input.length + MACRO_LIMITS.parseBudgetFloor;
@@ -157,7 +159,8 @@ export class V2Evaluator {
         result += text.slice(item.node.start, item.node.end);
         cursor = item.node.end;
       } else {
-        result += this.evaluateNode(item, text, contextOffset);
+        const value = this.evaluateNode(item, text, contextOffset);
+        result += this.escapeValue && this.depth === 1 ? this.escapeValue(value) : value;
         cursor = item.scoped ? item.scoped.closingEnd : item.node.end;
       }
       if (result.length > MACRO_LIMITS.maxOutputLength) {

@@ -1,10 +1,11 @@
 import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { compatReport } from '../../formats/regex-scripts';
+import { compatReport, withRegexDefaults } from '../../formats/regex-scripts';
 import {
   applyRegexScripts,
   classifyRegexScripts,
+  REGEX_LIMITS,
   RegexRunContext,
   sanitizeRegexMacro,
   ScopedRegexScript,
@@ -316,6 +317,264 @@ describe('applyRegexScripts (external-formats.md §f)', () => {
         },
       ),
       { numRuns: 300 },
+    );
+  });
+});
+
+/** The replacement as ST builds it, once per match (the pre-bounds implementation), as a reference. */
+function stReplacement(
+  replaceString: string,
+  groups: (string | undefined)[],
+  named: Record<string, string | undefined>,
+  index: number,
+  input: string,
+  trimStrings: string[],
+): string {
+  const groupCount = groups.length - 1;
+  const template = replaceString.replace(/{{match}}/gi, '$0');
+  return template.replace(/\$(\d+)|\$<([^>]+)>/g, (_, num: string | undefined, name: string | undefined) => {
+    let value: string | undefined;
+    let trim = true;
+    if (num) {
+      const n = Number(num);
+      if (n <= groupCount) value = groups[n];
+      else if (n === groupCount + 1) {
+        value = index === 0 ? undefined : String(index);
+        trim = false;
+      } else if (n === groupCount + 2) value = input;
+    } else if (name) value = Object.prototype.hasOwnProperty.call(named, name) ? named[name] : undefined;
+    if (!value) return '';
+    if (!trim) return value;
+    let filtered = value;
+    for (const t of trimStrings) filtered = filtered.split(t).join('');
+    return filtered;
+  });
+}
+
+describe('bounds of one script run (REGEX_LIMITS, regex_limit)', () => {
+  const rule = (fields: Record<string, unknown>) => script({ scriptName: 'big', placement: [2], ...fields });
+
+  it('a script may produce exactly maxOutputChars; one more character skips it with regex_limit, text unchanged', () => {
+    const replaceString = '{{match}}'.repeat(1_000);
+    const atLimit = 'a'.repeat(REGEX_LIMITS.maxOutputChars / 1_000);
+    const ok = applyRegexScripts([rule({ findRegex: '/./g', replaceString })], atLimit, stored);
+    expect(ok.text).toHaveLength(REGEX_LIMITS.maxOutputChars);
+    expect(ok.warnings).toEqual([]);
+    const past = `${atLimit}a`;
+    const out = applyRegexScripts(
+      [
+        rule({ findRegex: '/./g', replaceString }),
+        script({ scriptName: 'next', findRegex: '/^a/', replaceString: 'b' }),
+      ],
+      past,
+      stored,
+    );
+    expect(out.text).toBe(`b${past.slice(1)}`);
+    expect(out.warnings).toEqual([expect.objectContaining({ code: 'regex_limit', script_name: 'big' })]);
+    expect(out.appliedNames).toEqual(['next']);
+  });
+
+  it('$& repeated stays literal (as ST) and its output is bounded: 1,000 of them on every character of 200,000', () => {
+    const text = 'a'.repeat(200_000);
+    const out = applyRegexScripts(
+      [rule({ findRegex: '/./g', replaceString: '$&'.repeat(1_000) })],
+      text,
+      stored,
+    );
+    expect(out.text).toBe(text);
+    expect(out.warnings).toEqual([expect.objectContaining({ code: 'regex_limit' })]);
+    expect(applyRegexScripts([rule({ findRegex: '/a/', replaceString: '$&$&' })], 'xa', stored).text).toBe(
+      'x$&$&',
+    );
+  });
+
+  it('$N past the groups (ST: the whole input per match) cannot make the output quadratic', () => {
+    const text = 'a'.repeat(200_000);
+    const out = applyRegexScripts([rule({ findRegex: '/(.)/g', replaceString: '$3' })], text, stored);
+    expect(out.text).toBe(text);
+    expect(out.warnings).toEqual([expect.objectContaining({ code: 'regex_limit' })]);
+    expect(
+      applyRegexScripts([rule({ findRegex: '/(b)/g', replaceString: '[$3]' })], 'abc', stored).text,
+    ).toBe('a[abc]c');
+  });
+
+  it('trimming work is bounded: value length x (1 + trim strings) up to maxReplacementWork', () => {
+    const trimStrings = Array.from({ length: 999 }, (_, i) => `<${i}>`);
+    // One match, template `$3` (ST: the whole input, trimmed): 1 + length x 1,000 steps.
+    const length = (REGEX_LIMITS.maxReplacementWork - 1) / 1_000;
+    const atLimit = `a${'b'.repeat(length - 1)}`;
+    const ok = applyRegexScripts(
+      [rule({ findRegex: '/(a)/', replaceString: '$3', trimStrings })],
+      atLimit,
+      stored,
+    );
+    expect(ok.warnings).toEqual([]);
+    expect(ok.text === atLimit + atLimit.slice(1)).toBe(true);
+    const past = `${atLimit}b`;
+    const out = applyRegexScripts(
+      [rule({ findRegex: '/(a)/', replaceString: '$3', trimStrings })],
+      past,
+      stored,
+    );
+    expect(out.text === past).toBe(true);
+    expect(out.warnings).toEqual([expect.objectContaining({ code: 'regex_limit' })]);
+  });
+
+  it('1,000 trim strings on a group of every character of 200,000 are trimmed once per distinct value', () => {
+    const trimStrings = [...Array.from({ length: 999 }, (_, i) => `<${i}>`), 'a'];
+    const text = 'ab'.repeat(100_000);
+    const out = applyRegexScripts(
+      [rule({ findRegex: '/(.)/g', replaceString: '$1', trimStrings })],
+      text,
+      stored,
+    );
+    expect(out.warnings).toEqual([]);
+    expect(out.text).toBe('b'.repeat(100_000));
+  });
+
+  it('macro passes count against the budget; a replacement without macros gets none', () => {
+    let calls = 0;
+    const substitute = (text: string) => {
+      calls++;
+      return macros(text);
+    };
+    const text = 'a'.repeat(100_000);
+    const plain = applyRegexScripts([rule({ findRegex: '/./g', replaceString: 'b' })], text, {
+      ...stored,
+      substitute,
+    });
+    expect(plain.text).toBe('b'.repeat(100_000));
+    expect(calls).toBe(0);
+    const out = applyRegexScripts([rule({ findRegex: '/./g', replaceString: '{{user}}' })], text, {
+      ...stored,
+      substitute,
+    });
+    expect(out.text).toBe(text);
+    expect(out.warnings).toEqual([expect.objectContaining({ code: 'regex_limit' })]);
+    // Each match: 8 literal characters + 1 part + one macro pass.
+    expect(calls).toBe(Math.floor(REGEX_LIMITS.maxReplacementWork / (9 + REGEX_LIMITS.macroPassCost)) + 1);
+    // Legacy tags, escaped braces and the v2 else marker still get their pass.
+    calls = 0;
+    for (const replaceString of ['<USER>', '\\{x', 'a}\\}', '\u0000']) {
+      applyRegexScripts([rule({ findRegex: '/x/', replaceString })], 'x', { ...stored, substitute });
+    }
+    expect(calls).toBe(4);
+  });
+
+  it('property: replacements are what ST builds per match (template parsed once, trims memoised)', () => {
+    const piece = fc.constantFrom(
+      '$0',
+      '$1',
+      '$2',
+      '$3',
+      '$4',
+      '$5',
+      '$<n>',
+      '$<m>',
+      '$<',
+      '>',
+      '<',
+      '$',
+      '$12',
+      'n',
+      '{{match}}',
+      '{{MATCH}}',
+      '$$',
+      '$&',
+      'x',
+      '-',
+      'ab',
+    );
+    fc.assert(
+      fc.property(
+        fc.array(piece, { maxLength: 8 }).map((parts) => parts.join('')),
+        fc.array(fc.constantFrom('a', 'b', 'ab', '', 'z'), { maxLength: 3 }),
+        fc.stringMatching(/^[abz ]{0,12}$/),
+        fc.constantFrom('/(a)(?<n>b)?/g', '/(a+)/', '/b/g', '/(?<n>a)(b)/g', '/(z)?/g'),
+        (replaceString, trimStrings, text, findRegex) => {
+          const out = applyRegexScripts([rule({ findRegex, replaceString, trimStrings })], text, stored);
+          const [, body, flags] = /^\/(.*)\/(\w*)$/.exec(findRegex) as RegExpExecArray;
+          const expected = text.replace(new RegExp(body, flags), (...args: unknown[]) => {
+            const hasNamed = typeof args[args.length - 1] === 'object';
+            const named = (hasNamed ? args[args.length - 1] : {}) as Record<string, string | undefined>;
+            const input = args[args.length - (hasNamed ? 2 : 1)] as string;
+            const index = args[args.length - (hasNamed ? 3 : 2)] as number;
+            const groups = args.slice(0, args.length - (hasNamed ? 3 : 2)) as (string | undefined)[];
+            return stReplacement(replaceString, groups, named, index, input, trimStrings);
+          });
+          expect(out.text).toBe(text === '' ? '' : expected);
+        },
+      ),
+      { numRuns: 1_000 },
+    );
+  });
+
+  it("a template with 100,000 `$<` and no `>` is read in one pass (V8 on ST's pattern: quadratic)", () => {
+    const replaceString = '$<a'.repeat(100_000);
+    const out = applyRegexScripts([rule({ findRegex: '/x/', replaceString })], 'x', stored);
+    expect(out.text).toBe(replaceString);
+  });
+});
+
+describe('per script object: the view the runtime reads and its compilation', () => {
+  it('a script edited in place between runs is recompiled (the compilation is checked against its pattern)', () => {
+    const rule = script({ findRegex: '/a/g', replaceString: '1' });
+    expect(applyRegexScripts([rule], 'ab', stored).text).toBe('1b');
+    rule.findRegex = '/b/g';
+    expect(applyRegexScripts([rule], 'ab', stored).text).toBe('a1');
+    rule.disabled = true;
+    expect(applyRegexScripts([rule], 'ab', stored).text).toBe('ab');
+  });
+
+  it("property: gates and names are withRegexDefaults' (id made only when reported, the same id)", () => {
+    const anything = fc.oneof(
+      fc.string({ maxLength: 4 }),
+      fc.integer({ min: -1, max: 6 }),
+      fc.boolean(),
+      fc.constant(null),
+      fc.constant(undefined),
+      fc.array(fc.integer({ min: 0, max: 6 }), { maxLength: 3 }),
+    );
+    fc.assert(
+      fc.property(
+        fc.record({
+          id: anything,
+          scriptName: anything,
+          findRegex: fc.oneof(anything, fc.constantFrom('/a/g', 'a', '/(/')),
+          replaceString: anything,
+          placement: anything,
+          disabled: anything,
+          markdownOnly: anything,
+          promptOnly: anything,
+          runOnEdit: anything,
+        }),
+        fc.constantFrom<RegexRunContext['mode']>('stored', 'prompt', 'display'),
+        fc.boolean(),
+        (raw, mode, isEdit) => {
+          const ctx: RegexRunContext = { placement: 2, mode, isEdit };
+          const out = applyRegexScripts([raw], 'a', ctx);
+          const full = withRegexDefaults(raw, 0);
+          const modeOk =
+            (full.markdownOnly && mode === 'display') ||
+            (full.promptOnly && mode === 'prompt') ||
+            (!full.markdownOnly && !full.promptOnly && mode === 'stored');
+          const gate =
+            modeOk &&
+            !(isEdit && !full.runOnEdit) &&
+            full.placement.includes(2) &&
+            !full.disabled &&
+            full.findRegex !== '';
+          if (!gate) expect(out.warnings).toEqual([]);
+          for (const named of [...out.applied, ...out.warnings]) {
+            expect('id' in named ? named.id : named.script_id).toBe(full.id);
+            expect('name' in named ? named.name : named.script_name).toBe(full.scriptName);
+          }
+          if (!gate) expect(out.applied).toEqual([]);
+          if (gate && (full.findRegex === '/a/g' || full.findRegex === 'a'))
+            expect(out.applied).toHaveLength(1);
+        },
+      ),
+      { numRuns: 500 },
     );
   });
 });

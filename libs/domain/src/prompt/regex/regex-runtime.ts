@@ -1,7 +1,13 @@
 import type { JsonObject } from '../../formats/format.rules';
 import { isUnsupportedRegexScript, RegexScript, withRegexDefaults } from '../../formats/regex-scripts';
 import { findRegexSupport } from './script-support';
-import { compileUserRegex, parseScriptRegex, UserRegexEngine, UserRegexMatch } from './user-regex';
+import {
+  CompileUserRegexResult,
+  compileUserRegex,
+  parseScriptRegex,
+  UserRegexEngine,
+  UserRegexMatch,
+} from './user-regex';
 
 /**
  * Regex scripts applied to one string as SillyTavern 1.18 does it (external-formats.md §f; ST
@@ -61,7 +67,7 @@ export interface RegexRuleApplied {
   matches: number;
 }
 
-export type RegexWarningCode = 'regex_invalid' | 'regex_unsupported' | 'regex_guard_exceeded';
+export type RegexWarningCode = 'regex_invalid' | 'regex_unsupported' | 'regex_guard_exceeded' | 'regex_limit';
 
 export interface RegexRunWarning {
   code: RegexWarningCode;
@@ -113,7 +119,53 @@ function normalise(entry: ScopedRegexScript | JsonObject | RegexScript, index: n
       ? (entry as ScopedRegexScript)
       : { script: entry as JsonObject };
   const raw = (scoped.script ?? {}) as JsonObject;
-  return { raw, script: withRegexDefaults(raw, index), scope: scoped.scope ?? null, index };
+  return { raw, script: runtimeView(raw, index), scope: scoped.scope ?? null, index };
+}
+
+/** The fields of `withRegexDefaults` the runtime reads. */
+type RuntimeScript = Pick<
+  RegexScript,
+  | 'id'
+  | 'scriptName'
+  | 'findRegex'
+  | 'replaceString'
+  | 'trimStrings'
+  | 'placement'
+  | 'disabled'
+  | 'markdownOnly'
+  | 'promptOnly'
+  | 'runOnEdit'
+>;
+
+/**
+ * `withRegexDefaults(raw, index)` restricted to what the runtime reads, by the same rules (tested equal).
+ * The full one deep-clones the script and, for a script without an id, hashes all of it: that was 70 % of
+ * the cost per script and message (900 scripts x 20 messages: 0.5-0.95 s → 0.3 s). The id is only made
+ * when a result or warning names the script.
+ */
+function runtimeView(raw: JsonObject, index: number): RuntimeScript {
+  const str = (v: unknown) => (typeof v === 'string' ? v : '');
+  const placement =
+    raw.placement === undefined || raw.placement === null
+      ? []
+      : Array.isArray(raw.placement)
+        ? raw.placement
+        : [raw.placement];
+  let id: string | undefined = typeof raw.id === 'string' && raw.id !== '' ? raw.id : undefined;
+  return {
+    get id() {
+      return (id ??= withRegexDefaults(raw, index).id);
+    },
+    scriptName: str(raw.scriptName),
+    findRegex: str(raw.findRegex),
+    replaceString: str(raw.replaceString),
+    trimStrings: Array.isArray(raw.trimStrings) ? (raw.trimStrings as string[]) : [],
+    placement: placement as number[],
+    disabled: raw.disabled === true,
+    markdownOnly: raw.markdownOnly === true,
+    promptOnly: raw.promptOnly === true,
+    runOnEdit: raw.runOnEdit === true,
+  };
 }
 
 /** ST's `isNaN(v) || v === null` guard, then the numeric comparison JS would make. */
@@ -134,7 +186,7 @@ export function orderRegexScripts<T extends { scope: RegexScriptScope | null; in
 }
 
 /** Would this script run on this string in this context (ST `getRegexedString` gates, §f)? */
-function gateOpen(script: RegexScript, raw: JsonObject, ctx: RegexRunContext): boolean {
+function gateOpen(script: RuntimeScript, raw: JsonObject, ctx: RegexRunContext): boolean {
   const isMarkdown = ctx.mode === 'display';
   const isPrompt = ctx.mode === 'prompt';
   const modeOk =
@@ -184,13 +236,30 @@ export function applyRegexScripts(
   return result;
 }
 
-function warning(code: RegexWarningCode, script: RegexScript, message: string): RegexRunWarning {
+function warning(code: RegexWarningCode, script: RuntimeScript, message: string): RegexRunWarning {
   return { code, script_id: script.id, script_name: script.scriptName, message };
+}
+
+/**
+ * Each script object keeps its own compilation (checked against the pattern it was made from): with more
+ * than the shared LRU's 1,000 distinct patterns every message recompiled every script (1,500 scripts x 20
+ * messages: 1.6 s → 0.4 s).
+ */
+const compiledByScript = new WeakMap<object, { key: string; result: CompileUserRegexResult }>();
+
+function compileForScript(raw: JsonObject, source: string, flags: string): CompileUserRegexResult {
+  if (typeof raw !== 'object' || raw === null) return compileUserRegex(source, flags);
+  const key = `${flags}\u0000${source}`;
+  const hit = compiledByScript.get(raw);
+  if (hit && hit.key === key) return hit.result;
+  const result = compileUserRegex(source, flags);
+  compiledByScript.set(raw, { key, result });
+  return result;
 }
 
 /** ST `runRegexScript` on `result.text`. */
 function runScript(
-  script: RegexScript,
+  script: RuntimeScript,
   raw: JsonObject,
   scope: RegexScriptScope | null,
   result: RegexRunResult,
@@ -209,7 +278,7 @@ function runScript(
     result.warnings.push(warning('regex_invalid', script, 'findRegex has no pattern'));
     return;
   }
-  const compiled = compileUserRegex(parsed.source, parsed.flags);
+  const compiled = compileForScript(raw, parsed.source, parsed.flags);
   if (!compiled.ok) {
     const code = compiled.reason === 'invalid' ? 'regex_invalid' : 'regex_unsupported';
     result.warnings.push(warning(code, script, compiled.message));
@@ -217,12 +286,44 @@ function runScript(
   }
   const regex = compiled.regex;
   const input = result.text;
-  const trimStrings = script.trimStrings.map((t) => substitute(String(t)));
+  const builder = new ReplacementBuilder(script.replaceString, regex.groupCount, input, () =>
+    script.trimStrings.map((t) => {
+      const text = String(t);
+      if (!mayHoldMacros(text)) return text;
+      builder.work += REGEX_LIMITS.macroPassCost;
+      return substitute(text);
+    }),
+  );
+  // A script may lengthen the text to at most this (never below the length it was given).
+  const maxOutput = Math.max(REGEX_LIMITS.maxOutputChars, input.length);
   let matches = 0;
-  const output = regex.replace(input, (match) => {
-    matches++;
-    return substitute(buildReplacement(script.replaceString, match, regex.groupCount, input, trimStrings));
-  });
+  let produced = 0;
+  let output: string;
+  try {
+    output = regex.replace(input, (match) => {
+      matches++;
+      const built = builder.build(match);
+      let replacement = built;
+      if (mayHoldMacros(built)) {
+        builder.work += REGEX_LIMITS.macroPassCost;
+        replacement = substitute(built);
+      }
+      // The output is at least every replacement made so far, so past the limit it cannot end below it.
+      produced += replacement.length;
+      if (produced > maxOutput)
+        throw new RegexLimitExceeded(`its output would exceed ${maxOutput} characters`);
+      if (builder.work > REGEX_LIMITS.maxReplacementWork) {
+        throw new RegexLimitExceeded(
+          `building its replacements would take more than ${REGEX_LIMITS.maxReplacementWork} steps`,
+        );
+      }
+      return replacement;
+    });
+  } catch (error) {
+    if (!(error instanceof RegexLimitExceeded)) throw error;
+    result.warnings.push(warning('regex_limit', script, `script skipped: ${error.message}`));
+    return;
+  }
   if (regex.lastAborted) {
     result.warnings.push(
       warning(
@@ -240,38 +341,163 @@ function runScript(
 }
 
 /**
+ * Bounds of one script run (not in ST; hostile scripts must not stall the event loop that serves every
+ * account's streams, nor exhaust memory). Past either the script is skipped (text unchanged) with a
+ * `regex_limit` warning; the other scripts still run.
+ */
+export const REGEX_LIMITS = {
+  /**
+   * Longest text one script may produce (or the text it was given, if longer): 5x the message limit.
+   * `{{match}}` 1,000 times on `/./g` over 200,000 characters built 200,000,000 characters in 55 s, and
+   * `$3` (ST: the whole input, past the match offset `$2`) on `/(.)/g` is quadratic.
+   */
+  maxOutputChars: 1_000_000,
+  /**
+   * Replacement-building steps of one script: each literal character and each character of a group
+   * value read (times 1 + the number of trim strings: each trim string scans the value), plus
+   * `macroPassCost` per macro pass. 1,000 trim strings on a group value of every character of a
+   * 200,000-character text would otherwise scan 200,000,000 characters.
+   */
+  maxReplacementWork: 20_000_000,
+  /** One macro pass over a replacement (~8 µs of fixed cost in the macro engine, plus its trace). */
+  macroPassCost: 1_000,
+} as const;
+
+class RegexLimitExceeded extends Error {}
+
+/**
+ * A text with none of these is unchanged by the macro engines (every macro, classic or v2, opens with
+ * `{{`; ST's legacy `<USER>`-style tags; v2 unescapes `\{`/`\}` and drops its internal else marker, which
+ * holds a NUL), so it skips the macro pass: 200,000 passes over one-character replacements took 1.7 s.
+ */
+const MACRO_HINT = /{{|\\[{}]|<(?:USER|BOT|CHAR|GROUP|CHARIFNOTGROUP)>/i;
+
+function mayHoldMacros(text: string): boolean {
+  return text.includes('\u0000') || MACRO_HINT.test(text);
+}
+
+type TemplatePart = { literal: string } | { num: number } | { name: string };
+
+/**
+ * The matches of ST's `/\$(\d+)|\$<([^>]+)>/g` over a template, in one pass. V8 runs that pattern in
+ * quadratic time when many `$<` have no `>` after them (each scans to the end: 40,000 `$<a` took 2.3 s).
+ */
+function* templateRefs(
+  template: string,
+): Generator<{ start: number; end: number; part: { num: number } | { name: string } }> {
+  let nextClose = -2; // the first `>` at or after the last search start; -1 when there is none
+  for (let i = template.indexOf('$'); i >= 0 && i < template.length; i = template.indexOf('$', i)) {
+    const next = template.charCodeAt(i + 1);
+    if (next >= 0x30 && next <= 0x39) {
+      let end = i + 2;
+      while (end < template.length && template.charCodeAt(end) >= 0x30 && template.charCodeAt(end) <= 0x39)
+        end++;
+      yield { start: i, end, part: { num: Number(template.slice(i + 1, end)) } };
+      i = end;
+      continue;
+    }
+    if (next === 0x3c /* < */ && nextClose !== -1) {
+      if (nextClose < i + 2) nextClose = template.indexOf('>', i + 2);
+      if (nextClose > i + 2) {
+        yield { start: i, end: nextClose + 1, part: { name: template.slice(i + 2, nextClose) } };
+        i = nextClose + 1;
+        continue;
+      }
+    }
+    i++;
+  }
+}
+
+/** Trimmed group values remembered per script run (values up to this length, at most this many). */
+const TRIM_MEMO_VALUE_MAX = 1_000;
+const TRIM_MEMO_ENTRIES = 10_000;
+
+/**
  * ST's replacement: `{{match}}` → `$0`; then `$N` → the N-th replace-callback argument and `$<name>` → the
  * named group, each with every trim string removed; a missing or empty value → "". Like ST, `$N` past the
  * last group reads the callback's next arguments: the match offset, then the whole input (an offset of 0
- * is ""). `$$`, `$&` and the like stay literal (ST builds the text itself).
+ * is ""). `$$`, `$&` and the like stay literal (ST builds the text itself). The template is the same for
+ * every match, so it is cut into parts once per script run (ST re-parses it per match: with 1,000
+ * references that was 1,000 callbacks per match); `work` counts the building steps.
  */
-function buildReplacement(
-  replaceString: string,
-  match: UserRegexMatch,
-  groupCount: number,
-  input: string,
-  trimStrings: string[],
-): string {
-  const template = replaceString.replace(/{{match}}/gi, '$0');
-  return template.replace(/\$(\d+)|\$<([^>]+)>/g, (_, num: string | undefined, name: string | undefined) => {
+class ReplacementBuilder {
+  private readonly parts: TemplatePart[] = [];
+  private readonly literalLength: number;
+  private readonly trimMemo = new Map<string, string>();
+  private trimStrings: string[] | undefined;
+  work = 0;
+
+  constructor(
+    replaceString: string,
+    private readonly groupCount: number,
+    private readonly input: string,
+    /** The trim strings after their macro pass: made on the first value that needs trimming. */
+    private readonly trims: () => string[],
+  ) {
+    const template = replaceString.replace(/{{match}}/gi, '$0');
+    let last = 0;
+    let literalLength = 0;
+    for (const ref of templateRefs(template)) {
+      const literal = template.slice(last, ref.start);
+      if (literal) this.parts.push({ literal });
+      literalLength += literal.length;
+      this.parts.push(ref.part);
+      last = ref.end;
+    }
+    const tail = template.slice(last);
+    if (tail) this.parts.push({ literal: tail });
+    this.literalLength = literalLength + tail.length;
+  }
+
+  build(match: UserRegexMatch): string {
+    this.work += this.literalLength + this.parts.length;
+    let out = '';
+    for (const part of this.parts) {
+      if ('literal' in part) out += part.literal;
+      else out += this.value(part, match);
+    }
+    return out;
+  }
+
+  private value(part: { num: number } | { name: string }, match: UserRegexMatch): string {
     let value: string | undefined;
-    let trim = true;
-    if (num) {
-      const n = Number(num);
-      if (n <= groupCount) value = match.groups[n];
-      else if (n === groupCount + 1) {
-        value = match.index === 0 ? undefined : String(match.index);
-        trim = false;
-      } else if (n === groupCount + 2) value = input;
-    } else if (name) {
-      value = Object.prototype.hasOwnProperty.call(match.named, name) ? match.named[name] : undefined;
+    if ('num' in part) {
+      const n = part.num;
+      if (n <= this.groupCount) value = match.groups[n];
+      else if (n === this.groupCount + 1) return match.index === 0 ? '' : String(match.index);
+      else if (n === this.groupCount + 2) value = this.input;
+    } else {
+      value = Object.prototype.hasOwnProperty.call(match.named, part.name)
+        ? match.named[part.name]
+        : undefined;
     }
     if (!value) return '';
-    if (!trim) return value;
+    this.trimStrings ??= this.trims();
+    if (this.trimStrings.length === 0) {
+      this.work += value.length;
+      return value;
+    }
+    const memo = value.length <= TRIM_MEMO_VALUE_MAX;
+    const known = memo ? this.trimMemo.get(value) : undefined;
+    if (known !== undefined) {
+      this.work += value.length;
+      return known;
+    }
+    this.work += value.length * (1 + this.trimStrings.length);
+    // Checked before trimming, so one hostile value cannot run far past the budget.
+    if (this.work > REGEX_LIMITS.maxReplacementWork) {
+      throw new RegexLimitExceeded(
+        `building its replacements would take more than ${REGEX_LIMITS.maxReplacementWork} steps`,
+      );
+    }
     let filtered = value;
-    for (const t of trimStrings) filtered = filtered.split(t).join('');
+    for (const t of this.trimStrings) filtered = filtered.split(t).join('');
+    if (memo) {
+      if (this.trimMemo.size >= TRIM_MEMO_ENTRIES) this.trimMemo.clear();
+      this.trimMemo.set(value, filtered);
+    }
     return filtered;
-  });
+  }
 }
 
 export interface RegexScriptClassification {

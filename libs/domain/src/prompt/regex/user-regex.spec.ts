@@ -298,9 +298,68 @@ describe('catastrophic patterns never stall the process (issue 4 item 4; perform
     expect(greedy.matchAll('ab'.repeat(20_000) + 'cc')).toHaveLength(1);
     expect(greedy.lastAborted).toBe(false);
   });
+
+  it('a failed attempt at one start leaves no capture for the next (slots are undone, not refilled)', () => {
+    const regex = compiled('(a)(?=z)|(b)', 'g');
+    expect(regex.engine).toBe('guarded');
+    expect(regex.matchAll('ab').map((m) => m.groups)).toEqual([['b', undefined, 'b']]);
+    expect(compiled('(?=(a))?(a)(?=z)|(a)b').firstMatch('aab')?.groups).toEqual([
+      'ab',
+      undefined,
+      undefined,
+      'a',
+    ]);
+  });
+
+  it('work over many groups counts against the budget: 1,000 groups, a lookahead at each of 200,000 starts', () => {
+    const regex = compiled(`(?=x)${'(a)?'.repeat(1_000)}q`, 'g');
+    expect(regex.engine).toBe('guarded');
+    expect(regex.matchAll('b'.repeat(500))).toEqual([]);
+    expect(regex.lastAborted).toBe(false);
+    // Each lookahead copies 2,004 slots: 125 steps; 200,000 starts are past 100,000 + 30 per character.
+    expect(regex.matchAll('b'.repeat(200_000))).toEqual([]);
+    expect(regex.lastAborted).toBe(true);
+  });
 });
 
 describe('UserRegex helpers', () => {
+  it('linear replace streams matches to the replacer in order; the replacer may use the same (cached) regex', () => {
+    const regex = compiled('(\\w)(\\d)?', 'g');
+    expect(regex.engine).toBe('linear');
+    const seen: number[] = [];
+    const out = regex.replace('a1 b c2', (m) => {
+      seen.push(m.index);
+      // The same compiled object, another text: must not disturb the outer iteration.
+      expect(compiled('(\\w)(\\d)?', 'g').matchAll('zz')).toHaveLength(2);
+      return `<${m.groups[1]}${m.groups[2] ?? '-'}>`;
+    });
+    expect(out).toBe('<a1> <b-> <c2>');
+    expect(seen).toEqual([0, 3, 5]);
+  });
+
+  it('replace agrees with V8 String#replace (linear and lookbehind patterns, every flag shape, random inputs)', () => {
+    const patterns = ['a', 'a|b', '', 'x*', '(?<=a)b', '(?<!a)b', '\\bab', '(a)(b)?', 'b$', '^a'];
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...patterns),
+        fc.constantFrom('', 'g', 'y', 'gy', 'gu', 'gm', 'gi'),
+        fc.stringMatching(/^[abAB x\n]{0,10}$/),
+        (source, flags, text) => {
+          const regex = compiled(source, flags);
+          let k = 0;
+          const ours = regex.replace(text, (m) => `[${k++}:${m.index}:${m.text}]`);
+          let j = 0;
+          const v8 = text.replace(new RegExp(source, flags), (m: string, ...rest: unknown[]) => {
+            const index = rest.find((r) => typeof r === 'number') as number;
+            return `[${j++}:${index}:${m}]`;
+          });
+          expect(ours).toBe(v8);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
   it('firstMatch reports index, end, groups and named groups', () => {
     const match = compiled('(?<name>\\w+)=(\\d+)?').firstMatch('x: key=');
     expect(match).toEqual({

@@ -21,6 +21,45 @@ export interface TokenCounter {
  */
 const PIECE = 2_000;
 
+/**
+ * Inside a piece, a run of more than `RUN_MAX` letters (with marks), of more than `RUN_MAX` symbols
+ * (neither letter, digit nor space) or of more than `RUN_MAX` spaces is one pre-token of the tokenizer,
+ * which merges it in time quadratic in its UTF-8 bytes: such a run is counted in cuts of at most
+ * `CUT_BYTES` bytes. Measured on 200,000 random characters (2-core VM under load, warm; before → after,
+ * tokens added): a CJK run 1.7 s → 0.2-0.3 s (+30 on 197,000: 0.02 %), the same with a space every 2,000
+ * characters the same, Cyrillic letters 0.9 s → 0.4 s (+0.2 %), Latin letters 0.35 s → 0.2 s (+0.1 %),
+ * symbols 0.3 s → 0.2 s (+0.1 %), spaces and tabs 0.35 s → 0.08 s (3,140 → 3,440 tokens). Prose never
+ * has such runs (Chinese and Japanese prose included: their punctuation ends a run), so its count is
+ * unchanged, and so is every text of at most `PIECE` characters.
+ */
+const RUN_MAX = 256;
+const CUT_BYTES = 256;
+// Maximal runs (a greedy class repeat never backtracks, so the scan is linear; `{257,}` was not).
+const RUN = /[\p{L}\p{M}]+|[^\s\p{L}\p{M}\p{N}]+|\s+/gu;
+
+function countPiece(piece: string, count: (t: string) => number): number {
+  let total = 0;
+  let from = 0;
+  for (const run of piece.matchAll(RUN)) {
+    if (run[0].length <= RUN_MAX) continue;
+    const runEnd = run.index + run[0].length;
+    let bytes = 0;
+    for (let i = run.index; i < runEnd;) {
+      const code = piece.charCodeAt(i);
+      const pair = code >= 0xd800 && code <= 0xdbff && i + 1 < runEnd;
+      const width = pair ? 4 : code < 0x80 ? 1 : code < 0x800 ? 2 : 3;
+      if (bytes + width > CUT_BYTES) {
+        total += count(piece.slice(from, i));
+        from = i;
+        bytes = 0;
+      }
+      bytes += width;
+      i += pair ? 2 : 1;
+    }
+  }
+  return total + count(from === 0 ? piece : piece.slice(from));
+}
+
 function countInPieces(text: string, count: (t: string) => number): number {
   if (text.length === 0) return 0;
   if (text.length <= PIECE) return count(text);
@@ -32,15 +71,23 @@ function countInPieces(text: string, count: (t: string) => number): number {
       const cut = Math.max(text.lastIndexOf(' ', end), text.lastIndexOf('\n', end));
       if (cut > start + PIECE / 2) end = cut + 1;
     }
-    total += count(text.slice(start, end));
+    total += countPiece(text.slice(start, end), count);
     start = end;
   }
   return total;
 }
 
+/**
+ * Special-token texts (`<|endoftext|>`, …) in a message are counted as the text they are: gpt-tokenizer
+ * throws on them by default, which made any text holding one fail to count.
+ */
+const AS_TEXT = { disallowedSpecial: new Set<string>() };
+const o200k = (text: string) => countO200k(text, AS_TEXT);
+const cl100k = (text: string) => countCl100k(text, AS_TEXT);
+
 const counters: Record<TokenEncoding, TokenCounter> = {
-  o200k_base: { encoding: 'o200k_base', count: (text) => countInPieces(text, countO200k) },
-  cl100k_base: { encoding: 'cl100k_base', count: (text) => countInPieces(text, countCl100k) },
+  o200k_base: { encoding: 'o200k_base', count: (text) => countInPieces(text, o200k) },
+  cl100k_base: { encoding: 'cl100k_base', count: (text) => countInPieces(text, cl100k) },
 };
 
 /** The encoding a model's prompt is counted with: cl100k for the GPT-3.5/GPT-4 family, o200k otherwise. */
