@@ -6,8 +6,11 @@ import {
   newId,
   parseCharacterCard,
   parseJsonText,
-  readPngCard,
-  readPngTextChunks,
+  checkWorldbookImportEntries,
+  compactCardText,
+  isPlainObject,
+  decodePngCardChunk,
+  readPngCardChunk,
   type NormalizedCharacterCard,
 } from '@hearth/domain';
 import { ProjectAccess, type Actor } from '@hearth/permissions';
@@ -70,6 +73,8 @@ export class ImportCharacterUseCase {
   async execute(actor: Actor, input: ImportCharacterInput): Promise<ImportCharacterResult> {
     const { card, sourceFormat } = readCard(input.source);
     const stored = toStoredCard(card);
+    const book = stored.data.character_book;
+    if (isPlainObject(book)) checkWorldbookImportEntries(book.entries, 'data.character_book.entries');
     requireUsableLorebook(stored);
     const createSession = input.create_session ?? true;
     return inTransaction(this.db, async ({ tx }) => {
@@ -145,11 +150,13 @@ function readCard(source: CharacterImportSource): {
     if (bytes.length > CHARACTER_PNG_MAX_BYTES) {
       throw importPayloadTooLarge('The PNG file', bytes.length, CHARACTER_PNG_MAX_BYTES);
     }
-    const textBytes = pngCardTextBytes(bytes);
+    // One read of the chunks for the size check and the card (a PNG may hold 400,000 tiny chunks).
+    const chunk = readPngCardChunk(bytes);
+    const textBytes = chunk ? Buffer.from(compactCardText(chunk.text), 'base64').length : 0;
     if (textBytes > CHARACTER_IMPORT_MAX_BYTES) {
       throw importPayloadTooLarge('The card in the PNG', textBytes, CHARACTER_IMPORT_MAX_BYTES);
     }
-    return { card: parseCharacterCard(readPngCard(bytes).card), sourceFormat: 'png' };
+    return { card: parseCharacterCard(decodePngCardChunk(chunk).card), sourceFormat: 'png' };
   }
   if (source.pngOnly) throw importParseError('png_base64 is not a PNG image (PNG signature missing)');
   if (bytes.length > CHARACTER_IMPORT_MAX_BYTES) {
@@ -157,14 +164,4 @@ function readCard(source: CharacterImportSource): {
   }
   const card = parseCharacterCard(parseJsonText(bytes.toString('utf8'), 'character card file'));
   return { card, sourceFormat: card.source_format };
-}
-
-/** The size of the card JSON a PNG carries (the chunk `readPngCard` reads: `ccv3`, else `chara`), decoded. */
-function pngCardTextBytes(bytes: Buffer): number {
-  const chunks = readPngTextChunks(bytes);
-  const chunk =
-    chunks.find((c) => c.keyword.toLowerCase() === 'ccv3') ??
-    chunks.find((c) => c.keyword.toLowerCase() === 'chara');
-  if (!chunk) return 0; // readPngCard answers import_parse_error for a PNG without a card
-  return Buffer.from(chunk.text.replace(/\s+/g, ''), 'base64').length;
 }

@@ -31,6 +31,7 @@ import { MESSAGE_TOKEN_ENCODING } from '../conversation/message-writes';
 import { MAIN_BRANCH } from '../conversation/session-conversation';
 import { validAuthorsNoteKeys } from '../prompt-settings/prompt-settings-rules';
 import { VARIABLE_ID_PREFIX } from '../variables/variable-rules';
+import { yieldToPendingIo } from '../turns/yield-to-pending-io';
 
 /**
  * Writes a parsed chat file into a new session's tables inside the import's transaction: bulk inserts of
@@ -43,6 +44,27 @@ type NewPageRow = Insertable<PagesTable>;
 type NewMessageRow = Insertable<MessagesTable>;
 
 const json = (value: unknown) => JSON.stringify(value ?? null);
+
+/**
+ * Building the rows counts the tokens of every message (~1 µs a character: a 5 MB file is seconds of
+ * work), so the loops let the I/O that has arrived meanwhile (other users' streams) run every
+ * `YIELD_EVERY_MS` of work. Same rows, same order.
+ */
+const YIELD_EVERY_MS = 20;
+
+function yielder(): () => Promise<void> {
+  let since = performance.now();
+  return async () => {
+    if (performance.now() - since < YIELD_EVERY_MS) return;
+    await yieldToPendingIo();
+    since = performance.now();
+  };
+}
+
+// Math.min/max of a list without spreading it into arguments: a floor of one line's swipes can hold more
+// pages than a call takes arguments (200,000 overflowed the stack). Empty: Infinity / -Infinity, as spread.
+const minOf = (values: number[]) => values.reduce((min, v) => Math.min(min, v), Infinity);
+const maxOf = (values: number[]) => values.reduce((max, v) => Math.max(max, v), -Infinity);
 
 /**
  * `ext_jsonl`: the floors form one chain on `main` in one line (floor 0 ..), all `committed`; the
@@ -62,13 +84,15 @@ export async function writeExtJsonlImport(
   const pages: NewPageRow[] = [];
   const messages: NewMessageRow[] = [];
   let parentId: string | null = null;
+  const pause = yielder();
   for (const floor of parsed.floors) {
+    await pause();
     const floorId = newId(ID_PREFIX.floor);
     const times = floor.pages.flatMap((page) => page.messages.map((m) => m.created_at));
     const activeTimes = floor.pages
       .filter((p) => p.is_active)
       .flatMap((p) => p.messages.map((m) => m.created_at));
-    const createdAt = Math.min(...(activeTimes.length > 0 ? activeTimes : times));
+    const createdAt = minOf(activeTimes.length > 0 ? activeTimes : times);
     const greeting = floor.pages.some((page) => page.page_kind === 'greeting');
     floors.push({
       ...base,
@@ -86,11 +110,11 @@ export async function writeExtJsonlImport(
       superseded_at: null,
       superseded_by_floor_id: null,
       created_at: createdAt,
-      updated_at: Math.max(...times),
+      updated_at: maxOf(times),
     });
     for (const page of floor.pages) {
       const pageId = newId(ID_PREFIX.page);
-      const pageTime = Math.min(...page.messages.map((m) => m.created_at));
+      const pageTime = minOf(page.messages.map((m) => m.created_at));
       pages.push({
         ...base,
         id: pageId,
@@ -269,7 +293,11 @@ export async function writeNchatImport(
   const floors: NewFloorRow[] = [];
   const pages: NewPageRow[] = [];
   const messages: NewMessageRow[] = [];
-  for (const floor of order) floors.push(floorRow(floor));
+  const pause = yielder();
+  for (const floor of order) {
+    await pause();
+    floors.push(floorRow(floor));
+  }
   function floorRow(floor: NchatFloor): NewFloorRow {
     const id = floorIds.get(floor._original_id)!;
     for (const page of floor.pages) {

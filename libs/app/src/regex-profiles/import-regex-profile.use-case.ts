@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ID_PREFIX, newId, parseRegexScripts } from '@hearth/domain';
+import { checkRegexImportScripts, ID_PREFIX, newId, parseRegexScripts } from '@hearth/domain';
 import type { Actor } from '@hearth/permissions';
 import { inTransaction, regexProfilesRepository, type Db, type RegexProfileRow } from '@hearth/persistence';
 import { DB } from '@hearth/platform';
@@ -28,6 +28,7 @@ export class ImportRegexProfileUseCase {
   ) {}
 
   async execute(actor: Actor, input: ImportRegexProfileInput): Promise<RegexProfileRow> {
+    checkRegexImportScripts(input.data);
     const scripts = parseRegexScripts(input.data);
     const name = input.name ?? defaultRegexProfileName(scripts);
     const stats = regexProfileStats(scripts);

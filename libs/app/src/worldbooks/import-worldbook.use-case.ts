@@ -1,5 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ID_PREFIX, newId } from '@hearth/domain';
+import {
+  checkWorldbookImportEntries,
+  checkWorldbookStoredUids,
+  ID_PREFIX,
+  isPlainObject,
+  newId,
+} from '@hearth/domain';
 import type { Actor } from '@hearth/permissions';
 import {
   assetVersionsRepository,
@@ -27,7 +33,9 @@ export class ImportWorldbookUseCase {
   ) {}
 
   async execute(actor: Actor, input: ImportWorldbookInput): Promise<WorldbookRow & { entry_count: number }> {
+    checkWorldbookImportEntries(importedEntries(input.data));
     const parsed = parseImportedWorldbook(input.data);
+    checkWorldbookStoredUids(parsed.entries);
     const name = input.name ?? (parsed.name?.trim() ? parsed.name : 'Unnamed Worldbook');
     const extra = { ...parsed.extra };
     delete extra.name;
@@ -87,4 +95,11 @@ export class ImportWorldbookUseCase {
     });
     return { ...book, entry_count: parsed.entries.length };
   }
+}
+
+/** The entries `parseImportedWorldbook` reads: the file's `entries`, else a card's `character_book.entries`. */
+function importedEntries(data: Record<string, unknown>): unknown {
+  if (data.entries !== undefined) return data.entries;
+  const card = isPlainObject(data.data) ? data.data : data;
+  return isPlainObject(card.character_book) ? card.character_book.entries : undefined;
 }

@@ -1,5 +1,5 @@
 import { DomainError } from '../errors';
-import { parseExtJsonl, ParsedExtJsonl } from './chat-jsonl';
+import { EXT_JSONL_LIMITS, parseExtJsonl, ParsedExtJsonl } from './chat-jsonl';
 import { ExtJsonlExportFloor, serializeExtJsonl, ST_NARRATOR_NAME } from './chat-jsonl-export';
 import { parseSendDate } from './chat-send-date';
 import { expectFieldEquivalent, expectParseError, fixtureFiles, readFixture } from './format.test-support';
@@ -463,6 +463,81 @@ describe('ext_jsonl chat files', () => {
       const parsed = parseExtJsonl(text, { now: NOW });
       expect(parsed.header).toEqual(header);
       expect(JSON.parse(serializeExtJsonl(parsed, NAMES).split('\n')[0])).toEqual(header);
+    });
+  });
+
+  describe('bounds (hostile files within the size limit)', () => {
+    const { maxSkippedLines, charsPerPage, pagesBase, copiedCharsPerChar, copiedCharsBase } =
+      EXT_JSONL_LIMITS;
+    /** `text` padded with a blank line to exactly `length` characters. */
+    const padTo = (text: string, length: number) => {
+      expect(length).toBeGreaterThan(text.length);
+      return `${text}\n${' '.repeat(length - text.length - 1)}`;
+    };
+
+    it(`skips ${maxSkippedLines} malformed lines and refuses a file with one more`, () => {
+      const malformed = (n: number) =>
+        [JSON.stringify(HEADER), JSON.stringify(user('hi')), ...Array<string>(n).fill('{x'), 'x'].join('\n');
+      // `x` lines never reach JSON.parse (only `{` can start an object), but still count.
+      const parsed = parseExtJsonl(malformed(maxSkippedLines - 1), { now: NOW });
+      expect(parsed.counts).toMatchObject({ skipped_lines: maxSkippedLines, message_count: 1 });
+      const error = expectParseError(
+        () => parseExtJsonl(malformed(maxSkippedLines), { now: NOW }),
+        /more than 10000 malformed lines/,
+      );
+      expect(error.details).toEqual({ line: maxSkippedLines + 3, max_skipped_lines: maxSkippedLines });
+    });
+
+    it('makes at most one page per 64 characters of the file + 10,000', () => {
+      const maxPages = pagesBase + 2_000;
+      const length = (maxPages - pagesBase) * charsPerPage;
+      const swipes = (n: number) =>
+        padTo(file(bot('', { swipes: Array<string>(n).fill(''), swipe_id: 0 })), length);
+      const parsed = parseExtJsonl(swipes(maxPages), { now: NOW });
+      expect(parsed.counts).toMatchObject({ message_count: maxPages, swipe_count: maxPages - 1 });
+      const error = expectParseError(
+        () => parseExtJsonl(swipes(maxPages + 1), { now: NOW }),
+        /makes more than 12000 pages/,
+      );
+      expect(error.details).toEqual({ line: 2, max_pages: maxPages });
+      // One page per line counts the same way (11-character lines: real ST lines are far longer).
+      const maxLines = pagesBase + 2_500;
+      const lines = (n: number) =>
+        padTo(
+          [JSON.stringify(HEADER), ...Array<string>(n).fill('{"mes":"a"}')].join('\n'),
+          (maxLines - pagesBase) * charsPerPage,
+        );
+      expect(parseExtJsonl(lines(maxLines), { now: NOW }).counts.message_count).toBe(maxLines);
+      expectParseError(() => parseExtJsonl(lines(maxLines + 1), { now: NOW }), /makes more than 12500 pages/);
+    });
+
+    it("copies a line's fields into each swipe page up to 2 x the file + 4 MiB characters, then refuses", () => {
+      const swipeCount = 50;
+      const line = (size: number) =>
+        bot('', {
+          swipes: Array<string>(swipeCount).fill(''),
+          swipe_id: 0,
+          extra: { big: 'x'.repeat(size) },
+        });
+      // The line's other fields: what `bot` sets besides name, is_user and mes (swipes and swipe_id go).
+      const restChars = (size: number) =>
+        JSON.stringify({ send_date: '2026-11-21T21:19:57.578Z', extra: { big: 'x'.repeat(size) } }).length;
+      // The first page keeps the line's own fields; each other page gets a copy.
+      let size = 100_000;
+      const copied = () => restChars(size) * (swipeCount - 1);
+      while ((copied() - copiedCharsBase) % copiedCharsPerChar !== 0) size++;
+      const length = (copied() - copiedCharsBase) / copiedCharsPerChar; // budget == copies exactly
+      const parsed = parseExtJsonl(padTo(file(line(size)), length), { now: NOW });
+      expect(parsed.counts.message_count).toBe(swipeCount);
+      const lines = parsed.floors[0].pages.map((page) => page.messages[0].extra.ext_jsonl.line);
+      expect(new Set(lines).size).toBe(swipeCount); // no page shares the object of another
+      for (const copy of lines)
+        expect(copy).toEqual({ send_date: '2026-11-21T21:19:57.578Z', extra: { big: 'x'.repeat(size) } });
+      const error = expectParseError(
+        () => parseExtJsonl(padTo(file(line(size + 1)), length), { now: NOW }),
+        /its 50 swipes would copy its other fields past/,
+      );
+      expect(error.details).toEqual({ line: 2, max_copied_chars: copied() });
     });
   });
 

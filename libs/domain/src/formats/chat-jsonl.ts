@@ -1,6 +1,6 @@
 import { DomainError } from '../errors';
 import { jsonNestedDeeperThan } from '../text/json-depth';
-import { cloneJson, importJsonTooDeep, importParseError, isPlainObject, JsonObject } from './format.rules';
+import { importJsonTooDeep, importParseError, isPlainObject, JsonObject } from './format.rules';
 import { parseSendDate } from './chat-send-date';
 import { pageChecksum } from './nchat';
 
@@ -89,25 +89,52 @@ export interface ExtJsonlParseOptions {
 const MAX_LISTED_LINES = 20;
 
 /**
+ * Bounds of an `ext_jsonl` import (not in ST; a hostile file within the route's size limit must not hold
+ * the event loop for seconds, see docs/decisions.md "Chat import and export"). Past each, the file is
+ * refused with 400 `import_parse_error` (`details.line` and the bound) before the work is done:
+ * - `maxSkippedLines` malformed message lines: each line that is not JSON costs a thrown `JSON.parse`
+ *   (~9 µs; 1,000,000 one-character lines took 16 s). Lines not starting with `{` skip the parse;
+ * - pages (stored messages: a line's swipes each make one) at most one per `charsPerPage` characters of
+ *   the file plus `pagesBase`: a page costs ~10 µs here and more to store, and a swipe can be 3 characters
+ *   (`"",`: 400,000 empty swipes took 4.5 s; a 5 MB file holds 1,600,000). ST writes a `swipe_info` item
+ *   per swipe, so real pages take well over 100 characters of the file;
+ * - copies of line fields: every page of a line keeps the line's other fields (`extra.ext_jsonl.line`),
+ *   so a line with many swipes and large fields stores them once per swipe (1,000 swipes beside a 4 MB
+ *   `extra` took 89 s). The copies beyond each line's own fields may total at most `copiedCharsPerChar`
+ *   x the file's length + `copiedCharsBase` characters (their JSON text).
+ */
+export const EXT_JSONL_LIMITS = Object.freeze({
+  maxSkippedLines: 10_000,
+  charsPerPage: 64,
+  pagesBase: 10_000,
+  copiedCharsPerChar: 2,
+  copiedCharsBase: 4 * 1024 * 1024,
+});
+
+/**
  * Parses an `ext_jsonl` file. Throws 400 `import_parse_error` when the header line is not a JSON chat header,
  * 400 `import_empty` when no message line can be imported. Malformed message lines are skipped and counted.
  */
 export function parseExtJsonl(text: string, options: ExtJsonlParseOptions): ParsedExtJsonl {
-  const lines = (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text).split(/\r?\n/);
-  const headerIndex = lines.findIndex((line) => line.trim() !== '');
-  if (headerIndex < 0) throw importEmpty();
-  const header = parseHeader(lines[headerIndex]);
+  const lines = new LineReader(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+  let headerText: string | null = null;
+  while (headerText === null && lines.next()) if (lines.text.trim() !== '') headerText = lines.text;
+  if (headerText === null) throw importEmpty();
+  const header = parseHeader(headerText);
 
-  const builder = new FloorBuilder(options.now);
+  const maxCopiedChars = EXT_JSONL_LIMITS.copiedCharsPerChar * text.length + EXT_JSONL_LIMITS.copiedCharsBase;
+  const maxPages = Math.floor(text.length / EXT_JSONL_LIMITS.charsPerPage) + EXT_JSONL_LIMITS.pagesBase;
+  const builder = new FloorBuilder(options.now, maxCopiedChars, maxPages);
   const skipped: number[] = [];
-  for (let i = headerIndex + 1; i < lines.length; i++) {
-    if (lines[i].trim() === '') continue;
-    const line = parseMessageLine(lines[i], i + 1);
+  while (lines.next()) {
+    if (lines.text.trim() === '') continue;
+    const line = parseMessageLine(lines.text, lines.lineNo);
     if (!line) {
-      skipped.push(i + 1);
+      skipped.push(lines.lineNo);
+      if (skipped.length > EXT_JSONL_LIMITS.maxSkippedLines) throw tooManySkippedLines(skipped);
       continue;
     }
-    builder.add(line, i + 1);
+    builder.add(line, lines.lineNo);
   }
   if (builder.lineCount === 0) throw importEmpty();
 
@@ -143,6 +170,40 @@ export function parseExtJsonl(text: string, options: ExtJsonlParseOptions): Pars
   };
 }
 
+/**
+ * The lines of a text as `split(/\r?\n/)` gives them, one at a time (a file refused after its first lines
+ * is not split whole first).
+ */
+class LineReader {
+  text = '';
+  /** 1-based number of the current line. */
+  lineNo = 0;
+  private position = 0;
+
+  constructor(private readonly body: string) {}
+
+  next(): boolean {
+    if (this.position > this.body.length) return false;
+    const found = this.body.indexOf('\n', this.position);
+    const newline = found < 0 ? this.body.length : found;
+    const crlf = found > this.position && this.body.charCodeAt(found - 1) === 0x0d;
+    const end = crlf ? newline - 1 : newline;
+    this.text = this.body.slice(this.position, end);
+    this.lineNo++;
+    this.position = newline + 1;
+    return true;
+  }
+}
+
+function tooManySkippedLines(skipped: number[]): DomainError {
+  const max = EXT_JSONL_LIMITS.maxSkippedLines;
+  return importParseError(
+    `the chat file has more than ${max} malformed lines (not JSON objects with a string mes): ` +
+      `${skipped.slice(0, MAX_LISTED_LINES).join(', ')}, ...`,
+    { line: skipped[skipped.length - 1], max_skipped_lines: max },
+  );
+}
+
 function importEmpty(): DomainError {
   return new DomainError('import_empty', 400, 'the chat file has no messages');
 }
@@ -166,6 +227,9 @@ function parseHeader(text: string): JsonObject {
 
 /** A message line, or null when it is not a JSON object with a string `mes` (skipped and counted). */
 function parseMessageLine(text: string, lineNo: number): JsonObject | null {
+  // Only text starting with `{` (after JSON whitespace) can parse to an object: other lines are skipped
+  // without a JSON.parse, whose throw costs ~9 µs a line.
+  if (!startsLikeObject(text)) return null;
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -176,6 +240,15 @@ function parseMessageLine(text: string, lineNo: number): JsonObject | null {
   // Readable but too deep to copy and store: the file is refused, not silently cut.
   if (jsonNestedDeeperThan(value)) throw importJsonTooDeep(`chat line ${lineNo}`, { line: lineNo });
   return value;
+}
+
+function startsLikeObject(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x7b) return true; // {
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0d && c !== 0x0a) return false;
+  }
+  return false;
 }
 
 function isStringArray(value: unknown): value is string[] {
@@ -194,8 +267,15 @@ class FloorBuilder {
   readonly undatedLines: number[] = [];
   lineCount = 0;
   swipeCount = 0;
+  /** Characters of line-field copies made so far, and pages (see EXT_JSONL_LIMITS). */
+  private copiedChars = 0;
+  private pageCount = 0;
 
-  constructor(private readonly now: number) {}
+  constructor(
+    private readonly now: number,
+    private readonly maxCopiedChars: number,
+    private readonly maxPages: number,
+  ) {}
 
   add(line: JsonObject, lineNo: number): void {
     const first = this.lineCount === 0;
@@ -242,10 +322,44 @@ class FloorBuilder {
 
   private singlePage(line: JsonObject, lineNo: number, role: ChatMessageRole) {
     const { name: _name, is_user: _isUser, mes, ...rest } = line;
+    this.countPages(1, lineNo);
     return {
       message: this.message(line, role, mes as string, this.dateOf(line.send_date, lineNo), { line: rest }),
       active: true,
     };
+  }
+
+  private countPages(pages: number, lineNo: number): void {
+    this.pageCount += pages;
+    if (this.pageCount > this.maxPages) {
+      throw importParseError(
+        `chat line ${lineNo}: the file makes more than ${this.maxPages} pages (messages and swipes; ` +
+          'at most one per 64 characters of the file + 10,000)',
+        { line: lineNo, max_pages: this.maxPages },
+      );
+    }
+  }
+
+  /**
+   * The line's other fields for each of its `pages` pages: the first page keeps `rest` itself (this
+   * parse's own object), every other one a copy, parsed from one serialisation; the copies are counted
+   * against the file's budget before any is made.
+   */
+  private lineCopies(rest: JsonObject, pages: number, lineNo: number): JsonObject[] {
+    this.countPages(pages, lineNo);
+    if (pages === 1) return [rest];
+    const restText = JSON.stringify(rest);
+    this.copiedChars += restText.length * (pages - 1);
+    if (this.copiedChars > this.maxCopiedChars) {
+      throw importParseError(
+        `chat line ${lineNo}: its ${pages} swipes would copy its other fields past ${this.maxCopiedChars} ` +
+          'characters for the file (2 x its length + 4 MiB)',
+        { line: lineNo, max_copied_chars: this.maxCopiedChars },
+      );
+    }
+    const copies = [rest];
+    for (let i = 1; i < pages; i++) copies.push(JSON.parse(restText) as JsonObject);
+    return copies;
   }
 
   /** One page per swipe (`swipes`), the selected one (`swipe_id`) active; a line without swipes is one page. */
@@ -276,8 +390,13 @@ class FloorBuilder {
     if (swipeInfo !== undefined && !infos) rest.swipe_info = swipeInfo;
     const lineDate = this.dateOf(line.send_date, lineNo);
     this.swipeCount += texts.length - 1;
+    const lineCopies = this.lineCopies(rest, texts.length, lineNo);
     return texts.map((text, i) => {
-      const capture: ExtJsonlCapture = { line: rest, swipe_index: i, selected: i === selected };
+      const capture: ExtJsonlCapture = {
+        line: lineCopies[i],
+        swipe_index: i,
+        selected: i === selected,
+      };
       if (infos && i < infos.length) capture.swipe_info = infos[i];
       if (i === selected && mes !== text) capture.mes = { text: mes as string, for_content: text };
       const info = capture.swipe_info;
@@ -303,7 +422,8 @@ class FloorBuilder {
       name: typeof line.name === 'string' ? line.name : null,
       content_format: 'text',
       created_at: createdAt,
-      extra: { ext_jsonl: cloneJson(capture) },
+      // `capture` is this message's own: the parsed line's fields (or a copy) and its swipe_info item.
+      extra: { ext_jsonl: capture },
     };
   }
 

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { isPlainObject, JsonObject } from './format.rules';
 
 /**
@@ -168,7 +168,8 @@ export function pageChecksum(
   const body = JSON.stringify(
     messages.map((m) => [m.role, m.content, m.content_format ?? 'text', m.is_hidden ?? false]),
   );
-  return `sha256:${createHash('sha256').update(body).digest('hex')}`;
+  // One-shot hash: an import checksums every page (a Hash object per page cost ~2 µs of ~10).
+  return `sha256:${hash('sha256', body, 'hex')}`;
 }
 
 /** `nchat` when the text is a JSON object whose `spec` is `native_chat`, else `ext_jsonl`. */

@@ -1,9 +1,12 @@
 import { parseCharacterCard } from './character-card';
 import { expectFieldEquivalent, expectParseError, readFixture } from './format.test-support';
+import { deflateSync } from 'node:zlib';
 import {
+  compactCardText,
   crc32,
   encodeCardText,
   readPngCard,
+  readPngCardChunk,
   readPngChunks,
   readPngTextChunks,
   writePngCard,
@@ -102,5 +105,57 @@ describe('png-card', () => {
       () => readPngCard(tinyPng([['chara', Buffer.from('{"name": oops').toString('base64')]])),
       /not valid JSON/,
     );
+  });
+
+  describe('hostile PNGs (5 MiB upload limit)', () => {
+    const sig = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+    const ihdr = chunk('IHDR', Buffer.from([0, 0, 0, 1, 0, 0, 0, 1, 8, 6, 0, 0, 0]));
+    const iend = chunk('IEND', Buffer.alloc(0));
+    const card = { spec: 'chara_card_v2', spec_version: '2.0', data: { name: 'Many' } };
+
+    it('reads the card behind 400,000 tiny chunks (tEXt and others), checking every CRC', () => {
+      const empty = chunk('abCd', Buffer.alloc(0));
+      const tiny = chunk('tEXt', Buffer.from('k\0', 'latin1'));
+      const filler = Array.from({ length: 400_000 }, (_, i) => (i % 2 ? tiny : empty));
+      const cardChunk = chunk('tEXt', Buffer.from(`chara\0${encodeCardText(card)}`, 'latin1'));
+      const png = Buffer.concat([sig, ihdr, ...filler, cardChunk, iend]);
+      expect(png.length).toBeLessThan(5 * 1024 * 1024);
+      expect(readPngCard(png)).toEqual({ keyword: 'chara', card });
+      expect(readPngTextChunks(png)).toHaveLength(200_001);
+      const bad = Buffer.from(png);
+      bad[bad.length - 13] ^= 0xff; // the card chunk's CRC
+      expectParseError(() => readPngCard(bad), /CRC mismatch in tEXt/);
+    });
+
+    it('never inflates compressed text chunks (a zTXt "chara" chunk is no card)', () => {
+      // 100 MB of zeros deflate to ~100 KB: ST reads tEXt only, so does Hearth.
+      const bomb = chunk('zTXt', Buffer.concat([Buffer.from('chara\0\0'), deflateSync(Buffer.alloc(100e6))]));
+      expectParseError(() => readPngCard(Buffer.concat([sig, ihdr, bomb, iend])), /no character card/);
+    });
+
+    it('finds the card chunk and strips whitespace as replace(/\\s+/g) does, in one pass', () => {
+      const text = encodeCardText(card);
+      const spaced = [...text]
+        .map((c, i) => c + ['', ' ', '\t', '\n', '\r', '\v', '\f', '\u00a0'][i % 8])
+        .join('');
+      expect(compactCardText(spaced)).toBe(spaced.replace(/\s+/g, ''));
+      expect(compactCardText(text)).toBe(text);
+      const png = tinyPng([
+        ['other', 'x'],
+        ['chara', spaced],
+      ]);
+      expect(readPngCardChunk(png)).toEqual({ keyword: 'chara', text: spaced, card_keyword: 'chara' });
+      expect(readPngCard(png)).toEqual({ keyword: 'chara', card });
+      expect(readPngCardChunk(tinyPng([['other', 'x']]))).toBeNull();
+      // 5 MB of " A" strips to base64 that is not JSON (it took 1.8 s with the regex replace).
+      expectParseError(() => readPngCard(tinyPng([['chara', ' A'.repeat(2_500_000)]])), /not valid JSON/);
+    });
+
+    it('still rejects a tEXt chunk without keyword', () => {
+      const noNul = chunk('tEXt', Buffer.from('chara', 'latin1'));
+      expectParseError(() => readPngCard(Buffer.concat([sig, ihdr, noNul, iend])), /without keyword/);
+      const empty = chunk('tEXt', Buffer.from('\0text', 'latin1'));
+      expectParseError(() => readPngTextChunks(Buffer.concat([sig, ihdr, empty, iend])), /without keyword/);
+    });
   });
 });

@@ -4,7 +4,14 @@ import {
   fixtureFiles,
   readJsonFixture,
 } from './format.test-support';
-import { compatReport, compileFindRegex, exportRegexScripts, parseRegexScripts } from './regex-scripts';
+import {
+  checkRegexImportScripts,
+  compatReport,
+  compileFindRegex,
+  exportRegexScripts,
+  parseRegexScripts,
+  REGEX_IMPORT_MAX_SCRIPTS,
+} from './regex-scripts';
 
 const FILES = fixtureFiles('regex');
 
@@ -136,5 +143,23 @@ describe('regex-scripts', () => {
 
   it('does not compile-check a findRegex that macros are substituted into', () => {
     expect(parseRegexScripts([{ findRegex: '/({{char}}/', substituteRegex: 1 }])).toHaveLength(1);
+  });
+
+  it(`imports at most ${REGEX_IMPORT_MAX_SCRIPTS} scripts`, () => {
+    const scripts = (n: number) =>
+      Array.from({ length: n }, (_, i) => ({ findRegex: `/a${i}/g`, placement: [2] }));
+    expect(() => checkRegexImportScripts(scripts(REGEX_IMPORT_MAX_SCRIPTS))).not.toThrow();
+    expect(() => checkRegexImportScripts({ findRegex: '/a/' })).not.toThrow();
+    const parsed = parseRegexScripts(scripts(REGEX_IMPORT_MAX_SCRIPTS));
+    expect(compatReport(parsed)).toMatchObject({
+      stored_count: REGEX_IMPORT_MAX_SCRIPTS,
+      persist_executable_count: REGEX_IMPORT_MAX_SCRIPTS,
+      unsupported_runtime_count: 0,
+    });
+    const error = expectParseError(
+      () => checkRegexImportScripts(scripts(REGEX_IMPORT_MAX_SCRIPTS + 1)),
+      /has 10001 scripts; at most 10000/,
+    );
+    expect(error.details).toEqual({ field: 'data', max_scripts: REGEX_IMPORT_MAX_SCRIPTS });
   });
 });

@@ -5,11 +5,15 @@ import {
   readJsonFixture,
 } from './format.test-support';
 import {
+  checkWorldbookImportEntries,
+  checkWorldbookStoredUids,
   characterBookEntryToSt,
   characterBookToWorldbook,
   exportWorldbook,
   NormalizedWorldbookEntry,
   parseWorldbook,
+  WORLDBOOK_IMPORT_MAX_ENTRIES,
+  WORLDBOOK_UID_MAX,
   worldbookEntryToSt,
 } from './worldbook';
 
@@ -251,5 +255,77 @@ describe('worldbook', () => {
 
   it('accepts an empty book', () => {
     expect(exportWorldbook(parseWorldbook({ entries: {} }))).toEqual({ entries: {} });
+  });
+
+  describe('hostile files', () => {
+    it('reads a comma key list as split, trim and filter did, without a string per comma', () => {
+      const lists = [
+        'a, b ,c',
+        ' , ,, ',
+        ',a,,b,',
+        '  spaced  key  ,\tx\n,\u00a0y\u00a0,\ufeffz',
+        'one',
+        '',
+        ','.repeat(1000) + ' last ',
+      ];
+      for (const key of lists) {
+        const entry = parseWorldbook({ entries: [{ key, keysecondary: key }] }).entries[0];
+        const expected = key
+          .split(',')
+          .map((k) => k.trim())
+          .filter((k) => k.length > 0);
+        expect(entry.keys).toEqual(expected);
+        expect(entry.keys_secondary).toEqual(expected);
+      }
+      // 9,000,000 commas took 1.7 s split.
+      expect(parseWorldbook({ entries: [{ key: ','.repeat(9_000_000) }] }).entries[0].keys).toEqual([]);
+    });
+
+    it('keeps every entry its own copy of the input (no shared objects)', () => {
+      const input = { entries: { 1: { key: ['a'], extensions: { x: [1] } } } };
+      const book = parseWorldbook(input);
+      const raw = book.entries[0].raw;
+      expect(raw).toEqual({ key: ['a'], extensions: { x: [1] } });
+      expect(raw).not.toBe(input.entries[1]);
+      expect(raw.key).not.toBe(input.entries[1].key);
+      expect(book.entries[0].keys).not.toBe(raw.key);
+      const card = { entries: [{ keys: ['k'], extensions: { triggers: ['normal'] } }] };
+      const fromCard = characterBookToWorldbook(card);
+      const stEntry = fromCard.entries[0].raw;
+      expect(stEntry.key).not.toBe(card.entries[0].keys);
+      expect(stEntry.triggers).not.toBe((stEntry.extensions as { triggers: unknown }).triggers);
+      expect((fromCard.extra.originalData as typeof card).entries[0].keys).not.toBe(stEntry.key);
+    });
+
+    it(`imports at most ${WORLDBOOK_IMPORT_MAX_ENTRIES} entries, counted without copying`, () => {
+      const array = (n: number) => Array.from({ length: n }, () => ({}));
+      const keyed = (n: number) => Object.fromEntries(array(n).map((e, i) => [String(i), e]));
+      for (const entries of [array(WORLDBOOK_IMPORT_MAX_ENTRIES), keyed(WORLDBOOK_IMPORT_MAX_ENTRIES)]) {
+        expect(() => checkWorldbookImportEntries(entries)).not.toThrow();
+      }
+      expect(parseWorldbook({ entries: array(WORLDBOOK_IMPORT_MAX_ENTRIES) }).entries).toHaveLength(
+        WORLDBOOK_IMPORT_MAX_ENTRIES,
+      );
+      for (const entries of [
+        array(WORLDBOOK_IMPORT_MAX_ENTRIES + 1),
+        keyed(WORLDBOOK_IMPORT_MAX_ENTRIES + 1),
+      ]) {
+        const error = expectParseError(() => checkWorldbookImportEntries(entries), /more than 20000 entries/);
+        expect(error.details).toEqual({ field: 'entries', max_entries: WORLDBOOK_IMPORT_MAX_ENTRIES });
+      }
+      expect(() => checkWorldbookImportEntries(undefined)).not.toThrow();
+    });
+
+    it('refuses a uid a stored entry cannot hold (Postgres integer), keeps it for card books', () => {
+      const keyed = (uid: string) => parseWorldbook({ entries: { [uid]: { content: 'x' } } }).entries;
+      expect(() => checkWorldbookStoredUids(keyed(String(WORLDBOOK_UID_MAX)))).not.toThrow();
+      const error = expectParseError(
+        () => checkWorldbookStoredUids(keyed(String(WORLDBOOK_UID_MAX + 1))),
+        /uid 2147483648 is above 2147483647/,
+      );
+      expect(error.details).toEqual({ field: 'entries[2147483648].uid', max_uid: WORLDBOOK_UID_MAX });
+      const card = characterBookToWorldbook({ entries: [{ id: 1_700_000_000_000, keys: ['k'] }] });
+      expect(card.entries[0].uid).toBe(1_700_000_000_000);
+    });
   });
 });
