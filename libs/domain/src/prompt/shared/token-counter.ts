@@ -68,8 +68,16 @@ function countInPieces(text: string, count: (t: string) => number): number {
   while (start < text.length) {
     let end = Math.min(text.length, start + PIECE);
     if (end < text.length) {
-      const cut = Math.max(text.lastIndexOf(' ', end), text.lastIndexOf('\n', end));
-      if (cut > start + PIECE / 2) end = cut + 1;
+      // The last space or newline in the piece's second half: searched there only (`lastIndexOf` from
+      // `end` runs back to the text's start when there is none: 2.6 s for 1 MB without spaces, 20 s for
+      // 4.5 MB, which a chat import can hold in one message).
+      for (let i = end; i > start + PIECE / 2; i--) {
+        const code = text.charCodeAt(i);
+        if (code === 32 || code === 10) {
+          end = i + 1;
+          break;
+        }
+      }
     }
     total += countPiece(text.slice(start, end), count);
     start = end;
