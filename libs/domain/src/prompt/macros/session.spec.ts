@@ -242,8 +242,15 @@ describe('escapeValue (ST postProcessFn): each substituted macro value, never th
     expect(expandMacros('^{{user}}.x$', context, { escapeValue: escape }).text).toBe('^A\\.J\\..x$');
     expect(expandMacros('{{user}}', context).text).toBe('A.J.');
   });
-  it('v2: a value nested in an argument is escaped once, as part of its enclosing macro', () => {
-    const context = baseContext({ engine: 'v2', user: 'A.J.' });
-    expect(expandMacros('{{reverse::{{user}}}}', context, { escapeValue: escape }).text).toBe('\\.J\\.A');
+  it("v2: as ST's #resolveMacro, every known macro's value, nested ones too; not unknown macros nor shorthands", () => {
+    const context = baseContext({
+      engine: 'v2',
+      user: 'A.J.',
+      variables: { local: { v: 'a.b' }, global: {} },
+    });
+    const run = (text: string) => expandMacros(text, context, { escapeValue: escape }).text;
+    // {{user}} → A\.J\. ; reversed → .\J.\A ; escaped again.
+    expect(run('{{reverse::{{user}}}}')).toBe('\\.\\\\J\\.\\\\A');
+    expect(run('{{.v}}|{{foo::a.b}}')).toBe('a.b|{{foo::a.b}}');
   });
 });

@@ -152,9 +152,9 @@ export interface ExpandOptions {
   /** Extra macros for this text only. */
   dynamicMacros?: Record<string, string>;
   /**
-   * Applied to each macro's value where it is substituted into the text (ST `postProcessFn`, e.g.
-   * `sanitizeRegexMacro` for a regex script's `findRegex` with `substituteRegex` 2). Values nested in
-   * other macros' arguments are not, their enclosing macro's value is.
+   * ST `postProcessFn` (e.g. `sanitizeRegexMacro` for a regex script's `findRegex` with `substituteRegex`
+   * 2): classic, each replacement's value; v2, every value a known macro resolves to, nested ones
+   * included (not unknown macros' raw text, not variable shorthands), as ST's `#resolveMacro` does.
    */
   escapeValue?: (value: string) => string;
 }

@@ -330,6 +330,15 @@ describe('v2 engine: syntax edge cases', () => {
     });
   });
 
+  it('pairs a block after thousands of inline macros of its name (they never change the pairing depth)', () => {
+    const ifs = v2('{{if::1::a}}'.repeat(2000) + '{{if 0}}HIDDEN{{/if}}');
+    expect(ifs.text).toBe('a'.repeat(2000));
+    expect(codes(ifs)).toEqual([]);
+    const comments = v2('{{// note}}x'.repeat(2000) + '{{//}}HIDDEN{{///}}');
+    expect(comments.text).toBe('x'.repeat(2000));
+    expect(codes(comments)).toEqual([]);
+  });
+
   it('pairs up to 64 forward steps per macro; openers with no closing macro past that stay unpaired', () => {
     // 150 openers before one {{/if}}: ~11,000 steps, inside 64 x 151 + 4096. 400: ~80,000, past it.
     const within = v2('{{if 1}}a'.repeat(150) + '{{/if}}');

@@ -69,7 +69,12 @@ export class V2Evaluator {
     input: string,
     private readonly original: string | undefined,
     private readonly dynamicMacros: Map<string, string>,
-    /** ST `postProcessFn`: applied to each value substituted into the top-level text. */
+    /**
+     * ST `postProcessFn` (`env.functions.postProcess`, applied in `#resolveMacro`): every value a known
+     * macro resolves to, nested ones and those inside `{{if}}` branches included (so a branch's values
+     * are escaped again with the `{{if}}`'s own); not the raw text of an unknown or invalid macro, nor a
+     * `.var`/`$var` shorthand.
+     */
     private readonly escapeValue?: (value: string) => string,
   ) {
     this.contentHash = getStringHash(input);
@@ -159,8 +164,7 @@ export class V2Evaluator {
         result += text.slice(item.node.start, item.node.end);
         cursor = item.node.end;
       } else {
-        const value = this.evaluateNode(item, text, contextOffset);
-        result += this.escapeValue && this.depth === 1 ? this.escapeValue(value) : value;
+        result += this.evaluateNode(item, text, contextOffset);
         cursor = item.scoped ? item.scoped.closingEnd : item.node.end;
       }
       if (result.length > MACRO_LIMITS.maxOutputLength) {
@@ -200,17 +204,28 @@ export class V2Evaluator {
     // to pair with, so its forward scan is skipped (16,000 plain `{{getvar::x}}` scanned each other: 1.4 s).
     const lastClosing = new Map<string, number>();
     infos.forEach((info, k) => info.info.isClosing && lastClosing.set(info.lower, k));
-    // Each opener scans forward for its closing macro; many openers that never find one (12,000
-    // `{{if 1}}` before one `{{/if}}`) made that quadratic. Past this many steps the remaining openers
-    // are left unpaired (plain macros), with a warning.
+    // Each opener scans forward for its closing macro, over the macros of its own name that count for
+    // the pairing (closing ones and openers that take scoped content; others never change the depth):
+    // scanning every later macro of any name was quadratic in inline macros (200 `{{// note}}` before one
+    // block comment). Openers that never find a closing macro (12,000 `{{if 1}}` before one `{{/if}}`)
+    // still scan their name's rest; past this many steps the remaining openers are left unpaired (plain
+    // macros), with a warning.
+    const counted = new Map<string, number[]>();
+    const firstCounted = infos.map((x, k) => {
+      let list = counted.get(x.lower);
+      if (!list) counted.set(x.lower, (list = []));
+      if (x.info.isClosing || x.accepts) list.push(k);
+      return list.length;
+    });
     let steps = MAX_PAIRING_STEPS_PER_MACRO * infos.length + 4096;
     pairing: for (let i = 0; i < infos.length; i++) {
       const open = infos[i];
       if (open.info.isClosing || open.matched || inside.has(open.index)) continue;
       if ((lastClosing.get(open.lower) ?? -1) < i) continue;
+      const list = counted.get(open.lower)!;
       let depth = 1;
       let closing = -1;
-      for (let j = i + 1; j < infos.length; j++) {
+      for (let p = firstCounted[i]; p < list.length; p++) {
         if (--steps < 0) {
           this.rt.warn(
             'macro_limit',
@@ -218,15 +233,16 @@ export class V2Evaluator {
           );
           break pairing;
         }
+        const j = list[p];
         const other = infos[j];
-        if (other.lower !== open.lower || other.matched) continue;
+        if (other.matched) continue;
         if (other.info.isClosing) {
           depth--;
           if (depth === 0) {
             closing = j;
             break;
           }
-        } else if (other.accepts) {
+        } else {
           depth++;
         }
       }
@@ -314,7 +330,8 @@ export class V2Evaluator {
     globalOffset: number,
   ): string {
     const raw = `{{${rawInner}}}`;
-    if (this.dynamicMacros.has(lower)) return this.dynamicMacros.get(lower)!;
+    const escape = this.escapeValue ?? ((value: string) => value);
+    if (this.dynamicMacros.has(lower)) return escape(this.dynamicMacros.get(lower)!);
     if (!def) {
       this.rt.warn('macro_unknown', `Unknown macro "${node.name}" left as text.`, lower);
       return raw;
@@ -364,7 +381,7 @@ export class V2Evaluator {
         evaluator: this,
         rt: this.rt,
       });
-      return value === null ? raw : value;
+      return value === null ? raw : escape(value);
     } catch (error) {
       this.rt.warn(
         'macro_internal_error',
