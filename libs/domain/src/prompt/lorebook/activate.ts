@@ -1,7 +1,14 @@
 import { forkRandom, type RandomSource } from '../shared/seeded-random';
 import { tokenCounter, type TokenCounter } from '../shared/token-counter';
 import { filterByInclusionGroups } from './groups';
-import { keyMatches, keyMatchesAfterMiss, type CompiledKey, type KeyMatchOptions } from './matcher';
+import {
+  keyMatches,
+  keyMatchesAfterMiss,
+  SCAN_UNITS,
+  ScanMeter,
+  type CompiledKey,
+  type KeyMatchOptions,
+} from './matcher';
 import { placeLorebookEntries, lorebookRole } from './placement';
 import { compiledKey, hasMacro } from './prepare';
 import { sortedEntries, type RunEntry } from './run-entry';
@@ -25,6 +32,14 @@ import type {
 /** Token slack per joined part when deciding whether the exact (whole-text) count is needed, §d.5. */
 const TOKEN_SLACK_PER_PART = 8;
 const TOKEN_SLACK_BASE = 16;
+/**
+ * Exact counts near the budget tokenize the whole new content (and, once per pass, the recursion text) again:
+ * at most this many times the characters counted part by part, plus a base. Past it the budget decision uses
+ * the last exact count plus the parts since (warning `lorebook_budget_estimated`). 20,000 one-token entries
+ * all inside the slack window recounted ~10^9 characters (minutes); a normal pass recounts one to three times.
+ */
+const RECOUNT_CHARS_FACTOR = 4;
+const RECOUNT_BASE_CHARS = 1_000_000;
 
 export function activateLorebooks(input: LorebookActivationInput): LorebookActivation {
   const { settings, warnings: settingWarnings } = resolveLorebookSettings(input.settings);
@@ -74,7 +89,8 @@ export function activateLorebooks(input: LorebookActivationInput): LorebookActiv
   const injects = (Array.isArray(input.extensionPrompts) ? input.extensionPrompts : []).filter(
     (t): t is string => typeof t === 'string' && t.length > 0,
   );
-  const buffer = new ScanBuffer(newestFirst, settings.scanDepth, sources, injects);
+  const meter = new ScanMeter();
+  const buffer = new ScanBuffer(newestFirst, settings.scanDepth, sources, injects, meter);
   const budget = lorebookBudget(settings, input.maxPromptTokens);
   const forced = new Set(
     (Array.isArray(input.forcedActivations) ? input.forcedActivations : []).map(
@@ -111,6 +127,7 @@ export function activateLorebooks(input: LorebookActivationInput): LorebookActiv
     (e.options ??= {
       caseSensitive: e.view.caseSensitive ?? settings.caseSensitive,
       matchWholeWords: e.view.matchWholeWords ?? settings.matchWholeWords,
+      meter,
     });
   const countContent = contentCounter(counter);
   const matches = (
@@ -148,6 +165,12 @@ export function activateLorebooks(input: LorebookActivationInput): LorebookActiv
   const failedProbability = new Set<RunEntry>();
   const triggerFiltered: Array<{ bookId: string; uid: number }> = [];
   let allActivatedText = '';
+  // Token estimate of allActivatedText: its parts' counts (and the number of parts, for the slack), so a pass
+  // that stays far from the budget never counts the whole text (each pass counted it: passes x text).
+  let scanApprox = 0;
+  let scanParts = 0;
+  let countedChars = 0;
+  let recountedChars = 0;
 
   // §d.6: distinct delay-until-recursion levels, ascending; the first is the starting level.
   const delayLevels = [...new Set(sorted.map((e) => e.view.delayUntilRecursion).filter((l) => l > 0))].sort(
@@ -158,6 +181,9 @@ export function activateLorebooks(input: LorebookActivationInput): LorebookActiv
 
   while (scanState) {
     if (settings.maxRecursionSteps && settings.maxRecursionSteps <= passes) break;
+    // Each pass visits every entry: with unlimited recursion steps, 2,000 delay levels made 2,000 passes over
+    // 2,000 entries (5 s). The visits are scan work too; a pass the meter cannot pay for is not run.
+    if (!meter.charge(sorted.length * SCAN_UNITS.entryVisit)) break;
     passes++;
     const state: LorebookPassKind = scanState;
     if (state === 'recursion') recursionLevel++;
@@ -229,7 +255,7 @@ export function activateLorebooks(input: LorebookActivationInput): LorebookActiv
       .map((e) => ({ e, sticky: timed.isActive('sticky', e.view) ? 1 : 0 }))
       .sort((a, b) => b.sticky - a.sticky || a.e.index - b.e.index)
       .map((x) => x.e);
-    const scanTokens = allActivatedText ? counter.count(allActivatedText) : 0;
+    let scanTokens: number | null = null;
     const survivors = filterByInclusionGroups(newEntries, {
       timed,
       useGroupScoring: settings.useGroupScoring,
@@ -241,6 +267,38 @@ export function activateLorebooks(input: LorebookActivationInput): LorebookActiv
     let newContent = '';
     let approxTokens = 0;
     let parts = 0;
+    // The last exact count of newContent (at `parts` parts, when the estimate was `approx`).
+    let exact = { tokens: 0, approx: 0, parts: 0 };
+    const partTokens = new Map<RunEntry, number>();
+    /**
+     * ST's `textTokens + countTokens(newContent) >= budget`, counted exactly only when an upper estimate (the
+     * parts' counts plus a slack per part, on top of the last exact count) reaches the budget.
+     */
+    const budgetReached = (): boolean => {
+      const scanBound = scanTokens ?? scanApprox + TOKEN_SLACK_BASE + TOKEN_SLACK_PER_PART * scanParts;
+      const sinceExact = approxTokens - exact.approx;
+      const contentBound = exact.tokens + sinceExact + TOKEN_SLACK_PER_PART * (parts - exact.parts);
+      if (scanBound + contentBound + TOKEN_SLACK_BASE < budget) return false;
+      if (recountedChars <= RECOUNT_CHARS_FACTOR * countedChars + RECOUNT_BASE_CHARS) {
+        if (scanTokens === null) {
+          scanTokens = allActivatedText ? counter.count(allActivatedText) : 0;
+          recountedChars += allActivatedText.length;
+        }
+        exact = { tokens: counter.count(newContent), approx: approxTokens, parts };
+        recountedChars += newContent.length;
+        return scanTokens + exact.tokens >= budget;
+      }
+      if (!warned.has('budget_estimated')) {
+        warned.add('budget_estimated');
+        warnings.push({
+          code: 'lorebook_budget_estimated',
+          message:
+            'the lorebook budget was checked exactly too often in this scan; later entries were measured by their own token counts',
+        });
+      }
+      return (scanTokens ?? scanApprox) + exact.tokens + sinceExact >= budget;
+    };
+
     for (const e of survivors) {
       if (overflowed && !e.view.ignoreBudget) continue;
       const v = e.view;
@@ -254,15 +312,14 @@ export function activateLorebooks(input: LorebookActivationInput): LorebookActiv
       if (hasMacro(e.content)) e.content = String(substitute(e.content) ?? '');
       const part = `${e.content}\n`;
       newContent += part;
-      approxTokens += countContent(part);
+      const partCount = countContent(part);
+      partTokens.set(e, partCount);
+      approxTokens += partCount;
+      countedChars += part.length;
       parts++;
-      if (!v.ignoreBudget) {
-        const mayOverflow =
-          scanTokens + approxTokens + TOKEN_SLACK_BASE + TOKEN_SLACK_PER_PART * parts >= budget;
-        if (mayOverflow && scanTokens + counter.count(newContent) >= budget) {
-          overflowed = true;
-          continue;
-        }
+      if (!v.ignoreBudget && budgetReached()) {
+        overflowed = true;
+        continue;
       }
       activated.set(entryKey(e), e);
       activatedSet.add(e);
@@ -292,9 +349,17 @@ export function activateLorebooks(input: LorebookActivationInput): LorebookActiv
       const text = forRecursion.map((e) => e.content).join('\n');
       buffer.addRecurse(text);
       allActivatedText = `${text}\n${allActivatedText}`;
+      // Only read while not overflowed, when every entry of forRecursion went through the budget step.
+      for (const e of forRecursion) scanApprox += partTokens.get(e) ?? 0;
+      scanParts += forRecursion.length + 1;
     }
   }
 
+  if (meter.exhausted)
+    warnings.push({
+      code: 'lorebook_scan_budget_exhausted',
+      message: `the lorebook scan reached its work limit (${meter.limit} units: keys x scanned characters, entries x passes); the keys tested and passes after that did not run`,
+    });
   const activatedList = [...activated.values()];
   timed.setEffects(activatedList.map((e) => e.view));
 

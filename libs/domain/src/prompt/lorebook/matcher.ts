@@ -98,6 +98,9 @@ export class Haystack {
   private lowered: string | null = null;
   private wordSets: [Set<string> | null, Set<string> | null] = [null, null];
   private gramSets: [Uint32Array | null, Uint32Array | null] = [null, null];
+  private wordHashSets: [Uint32Array | null, Uint32Array | null] = [null, null];
+  /** Whole-word lookups of word-only keys answered by `indexOf` so far (the word set is built after a few). */
+  readonly wordLookups: [number, number] = [0, 0];
   readonly base: Haystack | null;
   readonly tail: Haystack | null;
   constructor(
@@ -110,6 +113,23 @@ export class Haystack {
   get lower(): string {
     if (this.lowered === null) this.lowered = this.raw.toLowerCase();
     return this.lowered;
+  }
+  hasWords(caseSensitive: boolean): boolean {
+    const slot = caseSensitive ? 0 : 1;
+    return this.wordSets[slot] !== null || this.wordHashSets[slot] !== null;
+  }
+  /** A bit filter of the hashes of the word runs (false positives only), for texts too long for `words`. */
+  wordHashes(caseSensitive: boolean): Uint32Array {
+    const slot = caseSensitive ? 0 : 1;
+    let bits = this.wordHashSets[slot];
+    if (bits === null) {
+      bits = wordHashBits(caseSensitive ? this.raw : this.lower);
+      this.wordHashSets[slot] = bits;
+    }
+    return bits;
+  }
+  hasGrams(caseSensitive: boolean): boolean {
+    return this.gramSets[caseSensitive ? 0 : 1] !== null;
   }
   /** The maximal runs of JS word characters ([A-Za-z0-9_]) of the raw or lower-cased text. */
   words(caseSensitive: boolean): Set<string> {
@@ -162,6 +182,36 @@ function gramsMayOccur(bits: Uint32Array, grams: number[]): boolean {
   return true;
 }
 
+function wordHash(text: string, start: number, end: number): number {
+  let h = 0x811c9dc5;
+  for (let i = start; i < end; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+/** Bits sized to the text (at least 2^16, about 4 bits per character): few false positives. */
+function wordHashBits(text: string): Uint32Array {
+  let size = 1 << 16;
+  while (size < text.length * 4 && size < 1 << 30) size *= 2;
+  const bits = new Uint32Array(size >>> 5);
+  const mask = size - 1;
+  let start = -1;
+  for (let i = 0; i <= text.length; i++) {
+    const word = i < text.length && isWordChar(text.charCodeAt(i));
+    if (word && start === -1) start = i;
+    else if (!word && start !== -1) {
+      const h = wordHash(text, start, i) & mask;
+      bits[h >>> 5]! |= 1 << (h & 31);
+      start = -1;
+    }
+  }
+  return bits;
+}
+
+function wordHashMayHave(bits: Uint32Array, needle: string): boolean {
+  const h = wordHash(needle, 0, needle.length) & (bits.length * 32 - 1);
+  return (bits[h >>> 5]! & (1 << (h & 31))) !== 0;
+}
+
 function wordRuns(text: string): Set<string> {
   const set = new Set<string>();
   let start = -1;
@@ -183,14 +233,19 @@ function isWordChar(code: number): boolean {
   );
 }
 
-/** First index of `needle` in `hay` with a non-word character (or the text edge) on both sides, or -1. */
-export function wholeWordIndex(hay: string, needle: string): number {
+/**
+ * First index of `needle` in `hay` with a non-word character (or the text edge) on both sides, or -1. Each
+ * rejected occurrence costs another search: with a meter, each charges the needle's length (a 50,000-
+ * character key overlapping itself along a 200,000-character text would compare ~10^9 characters).
+ */
+export function wholeWordIndex(hay: string, needle: string, meter?: ScanMeter): number {
   let i = hay.indexOf(needle);
   while (i !== -1) {
     const end = i + needle.length;
     const beforeOk = i === 0 || !isWordChar(hay.charCodeAt(i - 1));
     const afterOk = end >= hay.length || !isWordChar(hay.charCodeAt(end));
     if (beforeOk && afterOk) return i;
+    if (meter && !meter.charge(needle.length * SCAN_UNITS.plain)) return -1;
     i = hay.indexOf(needle, i + 1);
   }
   return -1;
@@ -199,7 +254,61 @@ export function wholeWordIndex(hay: string, needle: string): number {
 export interface KeyMatchOptions {
   caseSensitive: boolean;
   matchWholeWords: boolean;
+  /** The activation's scan work meter (none: unmetered, as in tests of the matcher alone). */
+  meter?: ScanMeter;
 }
+
+/**
+ * Scan work of one activation, in units of about one character compared by `indexOf` (~0.25 ns): a key
+ * test that has to read the text charges its length times the weight of the way it reads it. Past the limit
+ * every further test that would read a text is a non-match and the meter is `exhausted` (the caller warns
+ * `lorebook_scan_budget_exhausted`). The cost of a scan is keys x text length: 20,000 entries of 25 keys
+ * over ten 20,000-character messages (substring matching) took 25 s, 100 lookahead regex keys over 200,000
+ * characters 21 s. Normal books stay orders of magnitude below the limit (the 2,000-entry benchmark: about
+ * 10^7 units per scan), and so does a heavy legitimate one (6,000 substring keys over a scan text of 600,000
+ * characters: ~3.6 x 10^9): the limit is set for that, about one to two seconds of work of any one kind,
+ * against 25-50 s for the hostile shapes above.
+ */
+export const SCAN_WORK_LIMIT = 4_000_000_000;
+/**
+ * Weights per character read: `indexOf`/`includes` 1, a word set built 32, the trigram filter built 8, the
+ * linear regex engine 16, the step-bounded backtracking engine 1,024 (up to 30 steps per character), a scan
+ * text built (and lower-cased) 16; and per entry visited in a pass 4,096 (a pass over 2,000 entries is ~8 x
+ * 10^6). Calibrated on this machine so that 10^9 units are about half a second of work of any one kind.
+ */
+export const SCAN_UNITS = {
+  plain: 1,
+  wordSet: 32,
+  grams: 8,
+  linearRegex: 16,
+  guardedRegex: 1024,
+  textBuilt: 16,
+  entryVisit: 4096,
+} as const;
+
+export class ScanMeter {
+  used = 0;
+  exhausted = false;
+  constructor(readonly limit: number = SCAN_WORK_LIMIT) {}
+  /** Takes `units` of work; false (and `exhausted`) when that would pass the limit. */
+  charge(units: number): boolean {
+    if (this.used + units > this.limit) {
+      this.exhausted = true;
+      return false;
+    }
+    this.used += units;
+    return true;
+  }
+}
+
+/** A word-only whole-word key is looked up in the text's word set once this many lookups used `indexOf`:
+ * building the set costs ~30 scans of the text. */
+const WORD_SET_AFTER_LOOKUPS = 32;
+/**
+ * Longer texts get a bit filter of word hashes instead of the set (splitting a 20,000,000-character text
+ * into a set of strings took 10 s); a hit there is confirmed with `wholeWordIndex`.
+ */
+const WORD_SET_MAX_CHARS = 1_000_000;
 
 /** Where a key matches: [start, end) in the raw text (offsets in the lower-cased text for plain keys). */
 export function findKey(key: CompiledKey, hay: Haystack, options: KeyMatchOptions): [number, number] | null {
@@ -225,9 +334,16 @@ export function keyMatches(key: CompiledKey, hay: Haystack, options: KeyMatchOpt
   switch (key.kind) {
     case 'never':
       return false;
-    case 'regex':
-      if (key.prefilter && !prefilterPasses(key.prefilter, hay)) return false;
+    case 'regex': {
+      const meter = options.meter;
+      if (key.prefilter) {
+        if (meter && !meter.charge(hay.raw.length * SCAN_UNITS.plain)) return false;
+        if (!prefilterPasses(key.prefilter, hay)) return false;
+      }
+      const weight = key.regex.engine === 'linear' ? SCAN_UNITS.linearRegex : SCAN_UNITS.guardedRegex;
+      if (meter && !meter.charge(hay.raw.length * weight)) return false;
       return key.regex.test(hay.raw);
+    }
     case 'plain':
       return plainMatchesIn(key, hay, options);
   }
@@ -248,12 +364,25 @@ type PlainKey = CompiledKey & { kind: 'plain' };
 function plainMatchesIn(key: PlainKey, hay: Haystack, options: KeyMatchOptions): boolean {
   const cs = options.caseSensitive;
   const needle = cs ? key.text : key.lower;
-  // A key of word characters only matches whole-word exactly when it is one of the text's word runs.
-  if (options.matchWholeWords && !key.multiWord && key.wordOnly) return hay.words(cs).has(needle);
+  const meter = options.meter;
+  // A key of word characters only matches whole-word exactly when it is one of the text's word runs (the
+  // set is built once enough keys asked; until then `wholeWordIndex` below gives the same answer).
+  if (options.matchWholeWords && !key.multiWord && key.wordOnly) {
+    const slot = cs ? 0 : 1;
+    if (!hay.hasWords(cs) && ++hay.wordLookups[slot] > WORD_SET_AFTER_LOOKUPS) {
+      if (meter && !meter.charge(hay.raw.length * SCAN_UNITS.wordSet)) return false;
+    }
+    if (hay.hasWords(cs) || hay.wordLookups[slot] > WORD_SET_AFTER_LOOKUPS) {
+      if (hay.raw.length <= WORD_SET_MAX_CHARS) return hay.words(cs).has(needle);
+      if (!wordHashMayHave(hay.wordHashes(cs), needle)) return false;
+    }
+  }
+  if (!hay.hasGrams(cs) && meter && !meter.charge(hay.raw.length * SCAN_UNITS.grams)) return false;
   if (!gramsMayOccur(hay.grams(cs), cs ? key.rawGrams : key.lowerGrams)) return false;
   const text = cs ? hay.raw : hay.lower;
+  if (meter && !meter.charge(text.length * SCAN_UNITS.plain)) return false;
   if (!options.matchWholeWords || key.multiWord) return text.includes(needle);
-  return wholeWordIndex(text, needle) !== -1;
+  return wholeWordIndex(text, needle, meter) !== -1;
 }
 
 /**

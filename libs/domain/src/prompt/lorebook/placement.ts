@@ -65,40 +65,48 @@ export function placeLorebookEntries(
   const anTop: PlacedLorebookEntry[] = [];
   const anBottom: PlacedLorebookEntry[] = [];
   const depthGroups: Array<{ depth: number; role: LorebookRole; entries: PlacedLorebookEntry[] }> = [];
+  const depthGroupOf = new Map<string, (typeof depthGroups)[number]>();
   const examples: Array<PlacedLorebookEntry & { position: 'before' | 'after' }> = [];
   const outlets = new Map<string, PlacedLorebookEntry[]>();
 
   const sorted = activated
     .map((entry, index) => ({ entry, index }))
     .sort((a, b) => b.entry.order - a.entry.order || a.index - b.index);
+  // ST unshifts into every list but the outlets: the lists are built by push and reversed at the end (unshift
+  // per entry is linear, 20,000 entries took 1.3 s).
   for (const { entry } of sorted) {
     const content = transform(entry.content, entry);
     if (!content) continue;
     const placed: PlacedLorebookEntry = { entry, content };
     switch (entry.position) {
       case 0:
-        before.unshift(placed);
+        before.push(placed);
         break;
       case 1:
-        after.unshift(placed);
+        after.push(placed);
         break;
       case 2:
-        anTop.unshift(placed);
+        anTop.push(placed);
         break;
       case 3:
-        anBottom.unshift(placed);
+        anBottom.push(placed);
         break;
       case 4: {
-        const group = depthGroups.find((g) => g.depth === entry.depth && g.role === entry.role);
-        if (group) group.entries.unshift(placed);
-        else depthGroups.push({ depth: entry.depth, role: entry.role, entries: [placed] });
+        const key = `${entry.depth}|${entry.role}`;
+        const group = depthGroupOf.get(key);
+        if (group) group.entries.push(placed);
+        else {
+          const created = { depth: entry.depth, role: entry.role, entries: [placed] };
+          depthGroups.push(created);
+          depthGroupOf.set(key, created);
+        }
         break;
       }
       case 5:
-        examples.unshift({ ...placed, position: 'before' });
+        examples.push({ ...placed, position: 'before' });
         break;
       case 6:
-        examples.unshift({ ...placed, position: 'after' });
+        examples.push({ ...placed, position: 'after' });
         break;
       case 7: {
         if (!entry.outletName) {
@@ -125,6 +133,8 @@ export function placeLorebookEntries(
         });
     }
   }
+  for (const list of [before, after, anTop, anBottom, examples, ...depthGroups.map((g) => g.entries)])
+    list.reverse();
   return {
     before: joined(before),
     after: joined(after),

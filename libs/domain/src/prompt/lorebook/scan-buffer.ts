@@ -1,5 +1,5 @@
 import { SCAN_SOURCE_FLAGS, type LorebookScanSourceKind } from './entry';
-import { Haystack } from './matcher';
+import { Haystack, SCAN_UNITS, type ScanMeter } from './matcher';
 import { LOREBOOK_MAX_SCAN_DEPTH } from './settings';
 
 /**
@@ -55,6 +55,8 @@ export class ScanBuffer {
     private readonly globalDepth: number,
     private readonly sources: Partial<Record<LorebookScanSourceKind, string>>,
     private readonly injects: string[],
+    /** Building a text is scan work (one text per distinct entry scan depth and sources, per pass). */
+    private readonly meter?: ScanMeter,
   ) {
     this.depthBuffer = messages.slice(0, LOREBOOK_MAX_SCAN_DEPTH).map((m) => m.trim());
   }
@@ -96,6 +98,7 @@ export class ScanBuffer {
       return hit;
     }
 
+    if (this.meter?.exhausted) return EMPTY;
     const segments: ScanSegment[] = [];
     let raw = MATCHER;
     const messages = this.depthBuffer.slice(0, depth);
@@ -120,6 +123,8 @@ export class ScanBuffer {
     });
     if (this.injects.length > 0) for (const text of this.injects) push('extension_prompt', text);
     if (withRecurse) for (const text of this.recurse) push('recursion', text);
+    // Past the meter's limit an entry scans nothing (its keys would not be tested anyway).
+    if (this.meter && !this.meter.charge(raw.length * SCAN_UNITS.textBuilt)) return EMPTY;
     const base = withRecurse ? this.cache.get(`${depth}|${sourceMask}|${recursed - 1}`) : undefined;
     const result = new ScanText(
       raw,

@@ -122,6 +122,8 @@ export type LorebookWarningCode =
   | 'invalid_key_regex'
   | 'unsupported_key_regex'
   | 'key_regex_aborted'
+  | 'lorebook_budget_estimated'
+  | 'lorebook_scan_budget_exhausted'
   | 'duplicate_book_skipped'
   | 'invalid_timed_state'
   | 'outlet_without_name'
