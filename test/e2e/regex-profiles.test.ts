@@ -1,3 +1,4 @@
+import { REGEX_IMPORT_MAX_PATTERN_UNITS, REGEX_IMPORT_MAX_SCRIPTS, USER_REGEX_LIMITS } from '@hearth/domain';
 import { operationLogsRepository } from '@hearth/persistence';
 import { expectFieldEquivalent } from '../../libs/domain/src/formats/format.test-support';
 import { createAccountCaller, createClientCaller, type Caller } from '../support/factories/members';
@@ -349,6 +350,74 @@ describe('Regex profiles', () => {
       const shape = await put(`/regex-profiles/${created.id}`, { name: 'no data' });
       expect([shape.status, shape.body.error.code]).toEqual([400, 'validation_error']);
       expect(await presetRegexStorage(t, owner.accountId)).toEqual(before);
+    });
+
+    describe('import and PUT share the bounds of a regex file', () => {
+      // `/` + pattern + `/g`, exactly `length` characters.
+      const findRegex = (i: number, length: number) => {
+        const tag = `E${i}_`;
+        return `/${tag}${'abcdefghij'.repeat(length / 10).slice(0, length - 3 - tag.length)}/g`;
+      };
+      const scripts = (n: number, length: number) =>
+        Array.from({ length: n }, (_, i) => ({
+          scriptName: `s${i}`,
+          findRegex: findRegex(i, length),
+          placement: [2],
+          promptOnly: true,
+        }));
+
+      it(`at most ${REGEX_IMPORT_MAX_SCRIPTS} scripts`, async () => {
+        const created = await importRegexProfile(t, owner.apiKey);
+        const many = scripts(REGEX_IMPORT_MAX_SCRIPTS + 1, 8);
+        const before = await presetRegexStorage(t, owner.accountId);
+        const past = await put(`/regex-profiles/${created.id}`, { data: many });
+        expect([past.status, past.body.error.code]).toEqual([400, 'import_parse_error']);
+        expect(past.body.error.message).toMatch(`at most ${REGEX_IMPORT_MAX_SCRIPTS}`);
+        expect(await presetRegexStorage(t, owner.accountId)).toEqual(before);
+        many.pop();
+        const at = await put(`/regex-profiles/${created.id}`, { data: many });
+        expect(at.status).toBe(200);
+        expect(at.body.data.compat_report).toMatchObject({
+          stored_count: REGEX_IMPORT_MAX_SCRIPTS,
+          prompt_executable_count: REGEX_IMPORT_MAX_SCRIPTS,
+        });
+      });
+
+      it(`findRegex patterns total at most ${REGEX_IMPORT_MAX_PATTERN_UNITS} units (import and PUT)`, async () => {
+        const count = REGEX_IMPORT_MAX_PATTERN_UNITS / USER_REGEX_LIMITS.maxSourceLength;
+        const atLimit = scripts(count, USER_REGEX_LIMITS.maxSourceLength);
+        const pastLimit = [...atLimit, { findRegex: 'a', placement: [2] }];
+        const before = await presetRegexStorage(t, owner.accountId);
+        const refused = await post('/import/regex', { data: pastLimit });
+        expect([refused.status, refused.body.error.code]).toEqual([400, 'import_parse_error']);
+        expect(refused.body.error.message).toMatch('findRegex patterns are too large');
+        expect(await presetRegexStorage(t, owner.accountId)).toEqual(before);
+
+        const imported = await post('/import/regex', { data: atLimit });
+        expect(imported.status).toBe(201);
+        expect(imported.body.data.compat_report).toMatchObject({
+          stored_count: count,
+          prompt_executable_count: count,
+          unsupported_runtime_count: 0,
+        });
+        const id = imported.body.data.id as string;
+        const putPast = await put(`/regex-profiles/${id}`, { data: pastLimit });
+        expect([putPast.status, putPast.body.error.code]).toEqual([400, 'import_parse_error']);
+        expect((await get(`/regex-profiles/${id}`)).body.data.version_no).toBe(1);
+        const putAt = await put(`/regex-profiles/${id}`, { data: atLimit });
+        expect([putAt.status, putAt.body.data.version_no]).toEqual([200, 2]);
+      });
+
+      it(`a findRegex over ${USER_REGEX_LIMITS.maxSourceLength} characters imports and is counted unsupported`, async () => {
+        const long = scripts(1, USER_REGEX_LIMITS.maxSourceLength + 4);
+        const res = await post('/import/regex', { data: [...long, ...scripts(1, 20)] });
+        expect(res.status).toBe(201);
+        expect(res.body.data.compat_report).toMatchObject({
+          stored_count: 2,
+          prompt_executable_count: 1,
+          unsupported_runtime_count: 1,
+        });
+      });
     });
   });
 

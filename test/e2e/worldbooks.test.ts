@@ -1,4 +1,5 @@
 import { WorldbookJournal } from '@hearth/app';
+import { WORLDBOOK_IMPORT_MAX_ENTRIES, WORLDBOOK_UID_MAX } from '@hearth/domain';
 import { createAccountCaller, createClientCaller, type Caller } from '../support/factories/members';
 import {
   accountLogs,
@@ -476,6 +477,68 @@ describe('Worldbooks', () => {
       }
       expect((await get(`/worldbooks/${book.id}`)).body.data).toMatchObject({ name: 'Busy', version: 1 });
       expect(await worldbookEntryRows(t, book.id)).toHaveLength(2);
+    });
+  });
+
+  describe('the import bounds hold for PUT and for entries added one by one', () => {
+    const entryCount = async (id: string) =>
+      Number(
+        (
+          await t.resources.database.db
+            .selectFrom('worldbook_entries')
+            .select((eb) => eb.fn.countAll<string>().as('n'))
+            .where('worldbook_id', '=', id)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const addEntry = (id: string) =>
+      t.http
+        .post(`/worldbooks/${id}/entries`)
+        .set('x-api-key', owner.apiKey)
+        .send({ keys: ['k'], content: 'x' });
+
+    it(`PUT takes at most ${WORLDBOOK_IMPORT_MAX_ENTRIES} entries; a full book refuses a new entry`, async () => {
+      // Built once: 20,001 minimal entries (uid = index).
+      const entries = Array.from({ length: WORLDBOOK_IMPORT_MAX_ENTRIES + 1 }, () => ({ key: [] }));
+      const book = await importWorldbook(t, owner.apiKey, generateWorldbook(2), 'Bounded');
+      const past = await put(book.id, { name: 'Too many', data: { entries }, expected_version: 1 });
+      expect([past.status, past.body.error.code]).toEqual([400, 'worldbook_validation_error']);
+      expect(past.body.error.message).toMatch(`more than ${WORLDBOOK_IMPORT_MAX_ENTRIES} entries`);
+      expect((await get(`/worldbooks/${book.id}`)).body.data).toMatchObject({ name: 'Bounded', version: 1 });
+      expect(await entryCount(book.id)).toBe(2);
+
+      entries.pop();
+      const at = await put(book.id, { name: 'Full', data: { entries }, expected_version: 1 });
+      expect([at.status, at.body.data.version]).toEqual([200, 2]);
+      expect(await entryCount(book.id)).toBe(WORLDBOOK_IMPORT_MAX_ENTRIES);
+
+      const more = await addEntry(book.id);
+      expect([more.status, more.body.error.code]).toEqual([400, 'worldbook_validation_error']);
+      expect(more.body.error.message).toMatch(`at most ${WORLDBOOK_IMPORT_MAX_ENTRIES}`);
+      expect(await entryCount(book.id)).toBe(WORLDBOOK_IMPORT_MAX_ENTRIES);
+      expect((await get(`/worldbooks/${book.id}`)).body.data.version).toBe(2);
+    }, 60_000);
+
+    it(`PUT takes uids up to ${WORLDBOOK_UID_MAX} (the stored integer); a new entry past the top uid is 400, not 500`, async () => {
+      const book = await importWorldbook(t, owner.apiKey, generateWorldbook(1), 'Top uid');
+      const entry = (uid: number) => ({ entries: { [String(uid)]: { uid, key: ['top'], content: 'top' } } });
+      const past = await put(book.id, {
+        name: 'Past',
+        data: entry(WORLDBOOK_UID_MAX + 1),
+        expected_version: 1,
+      });
+      expect([past.status, past.body.error.code]).toEqual([400, 'worldbook_validation_error']);
+      expect(past.body.error.message).toMatch(`above ${WORLDBOOK_UID_MAX}`);
+      expect(await entryCount(book.id)).toBe(1);
+
+      const at = await put(book.id, { name: 'At', data: entry(WORLDBOOK_UID_MAX), expected_version: 1 });
+      expect(at.status).toBe(200);
+      expect((await worldbookEntryRows(t, book.id)).map((r) => r.uid)).toEqual([WORLDBOOK_UID_MAX]);
+
+      const next = await addEntry(book.id);
+      expect([next.status, next.body.error.code]).toEqual([400, 'worldbook_validation_error']);
+      expect(next.body.error.message).toMatch(`uid ${WORLDBOOK_UID_MAX + 1} is above`);
+      expect(await entryCount(book.id)).toBe(1);
     });
   });
 

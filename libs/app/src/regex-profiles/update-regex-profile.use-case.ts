@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { parseRegexScripts } from '@hearth/domain';
+import { checkRegexImportScripts, parseRegexScripts } from '@hearth/domain';
 import type { Actor } from '@hearth/permissions';
 import {
   assetVersionsRepository,
@@ -24,7 +24,10 @@ export interface UpdateRegexProfileInput {
   data: unknown;
 }
 
-/** `PUT /regex-profiles/:id`: a new version (`change_kind: update`); `update_regex_profile` log. */
+/**
+ * `PUT /regex-profiles/:id`: a new version (`change_kind: update`); `update_regex_profile` log. `data` is
+ * checked like an import file (`checkRegexImportScripts`, `parseRegexScripts`).
+ */
 @Injectable()
 export class UpdateRegexProfileUseCase {
   constructor(
@@ -33,6 +36,8 @@ export class UpdateRegexProfileUseCase {
   ) {}
 
   async execute(actor: Actor, id: string, input: UpdateRegexProfileInput): Promise<RegexProfileDetail> {
+    // The import's bounds (script count, pattern size), same 400 `import_parse_error` as a bad script.
+    checkRegexImportScripts(input.data);
     const scripts = parseRegexScripts(input.data);
     const stats = regexProfileStats(scripts);
     return inTransaction(this.db, async ({ tx }) => {

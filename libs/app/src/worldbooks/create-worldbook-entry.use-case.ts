@@ -10,13 +10,21 @@ import type { Actor } from '@hearth/permissions';
 import { inTransaction, worldbooksRepository, type Db } from '@hearth/persistence';
 import { DB } from '@hearth/platform';
 import { WorldbookJournal } from './worldbook-journal';
-import { newStEntryTemplate, normalizedToRow, rowToNormalized } from './worldbook-rules';
+import {
+  checkWorldbookEntryCreation,
+  newStEntryTemplate,
+  normalizedToRow,
+  rowToNormalized,
+} from './worldbook-rules';
 import type { EntryWrite } from './worldbook-entry-access';
 
 /** `keys` and `content` are required (400 `validation_error` naming them when absent). */
 export type CreateWorldbookEntryInput = Partial<WorldbookEntryFields> & { expected_version?: number };
 
-/** `POST /worldbooks/:id/entries`: spec 3 defaults for absent fields, uid = highest + 1 (0 in an empty book). */
+/**
+ * `POST /worldbooks/:id/entries`: spec 3 defaults for absent fields, uid = highest + 1 (0 in an empty book);
+ * a full book (WORLDBOOK_IMPORT_MAX_ENTRIES) or a uid past the stored integer is 400 (`checkWorldbookEntryCreation`).
+ */
 @Injectable()
 export class CreateWorldbookEntryUseCase {
   constructor(
@@ -35,6 +43,7 @@ export class CreateWorldbookEntryUseCase {
     return inTransaction(this.db, async ({ tx }) => {
       const book = await this.journal.lock(tx, actor, worldbookId, { version: expected_version });
       const uid = ((await worldbooksRepository.maxUid(tx, book.id)) ?? -1) + 1;
+      checkWorldbookEntryCreation(await worldbooksRepository.countEntries(tx, book.id), uid);
       const now = Math.max(Date.now(), book.updated_at + 1);
       const normalized = {
         ...normalizeWorldbookEntry(newStEntryTemplate(uid), uid),

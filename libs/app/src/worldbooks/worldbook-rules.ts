@@ -1,9 +1,14 @@
 import {
+  checkWorldbookImportEntries,
+  checkWorldbookStoredUids,
   cloneJson,
   DomainError,
   exportWorldbook,
+  isPlainObject,
   jsonEqual,
   parseWorldbook,
+  WORLDBOOK_IMPORT_MAX_ENTRIES,
+  WORLDBOOK_UID_MAX,
   worldbookEntryToSt,
   type JsonObject,
   type NormalizedWorldbook,
@@ -25,6 +30,29 @@ export const worldbookConflict = (book: WorldbookRow) =>
   });
 export const worldbookValidationError = (message: string, details?: unknown) =>
   new DomainError('worldbook_validation_error', 400, message, details);
+
+/**
+ * A book grown one entry at a time stays within what an import or a PUT of it would accept: creating an
+ * entry in a book of WORLDBOOK_IMPORT_MAX_ENTRIES entries, or whose next uid (highest + 1) would pass
+ * WORLDBOOK_UID_MAX (the stored integer; the insert failed with 500), is 400 `worldbook_validation_error`.
+ */
+export function checkWorldbookEntryCreation(entryCount: number, uid: number): void {
+  if (entryCount >= WORLDBOOK_IMPORT_MAX_ENTRIES) {
+    throw worldbookValidationError(
+      `the worldbook already has ${entryCount} entries; at most ${WORLDBOOK_IMPORT_MAX_ENTRIES}`,
+      {
+        field: 'entries',
+        max_entries: WORLDBOOK_IMPORT_MAX_ENTRIES,
+      },
+    );
+  }
+  if (uid > WORLDBOOK_UID_MAX) {
+    throw worldbookValidationError(`the next entry uid ${uid} is above ${WORLDBOOK_UID_MAX}`, {
+      field: 'uid',
+      max_uid: WORLDBOOK_UID_MAX,
+    });
+  }
+}
 
 /** Global fields of spec 3's worldbook detail (ST keeps them as settings; a book may carry them). */
 export const WORLDBOOK_GLOBAL_FIELDS = [
@@ -252,13 +280,17 @@ const isInt = (v: unknown, min: number, max = Number.MAX_SAFE_INTEGER) =>
   typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max;
 
 /**
- * Parses the raw `data` of a PUT: the codec's rules (400 `worldbook_validation_error` instead of
- * `import_parse_error`), spec 3's ranges for the entry fields, and the global fields' types.
+ * Parses the raw `data` of a PUT: the codec's rules and the import's bounds (at most
+ * WORLDBOOK_IMPORT_MAX_ENTRIES entries, counted before parsing; uids up to WORLDBOOK_UID_MAX) — 400
+ * `worldbook_validation_error` instead of `import_parse_error`, same details —, spec 3's ranges for the
+ * entry fields, and the global fields' types.
  */
 export function parseWorldbookPayload(data: unknown): { book: NormalizedWorldbook; extra: JsonObject } {
   let book: NormalizedWorldbook;
   try {
+    checkWorldbookImportEntries(isPlainObject(data) ? data.entries : undefined, 'data.entries');
     book = parseWorldbook(data);
+    checkWorldbookStoredUids(book.entries);
   } catch (error) {
     if (error instanceof DomainError && error.code === 'import_parse_error')
       throw worldbookValidationError(error.message, error.details);

@@ -10,8 +10,11 @@ import {
   compileFindRegex,
   exportRegexScripts,
   parseRegexScripts,
+  REGEX_IMPORT_MAX_PATTERN_UNITS,
   REGEX_IMPORT_MAX_SCRIPTS,
 } from './regex-scripts';
+import { REGEX_LIMITS } from '../prompt/regex/regex-runtime';
+import { USER_REGEX_LIMITS } from '../prompt/regex/user-regex';
 
 const FILES = fixtureFiles('regex');
 
@@ -161,5 +164,65 @@ describe('regex-scripts', () => {
       /has 10001 scripts; at most 10000/,
     );
     expect(error.details).toEqual({ field: 'data', max_scripts: REGEX_IMPORT_MAX_SCRIPTS });
+  });
+
+  describe(`patterns total at most ${REGEX_IMPORT_MAX_PATTERN_UNITS} units (length, counted repeats expanded)`, () => {
+    // `/` + pattern + `/g`: each findRegex is exactly `length` characters; unique so nothing is cached.
+    const pattern = (i: number, length: number) => {
+      const tag = `P${process.pid}_${i}_`;
+      return `/${tag}${'abcdefghij'.repeat(length / 10).slice(0, length - 3 - tag.length)}/g`;
+    };
+    const scripts = (n: number, length: number) =>
+      Array.from({ length: n }, (_, i) => ({
+        findRegex: pattern(i, length),
+        placement: [2],
+        promptOnly: true,
+      }));
+
+    it('equals one turn of compile budget, so an imported profile compiles within a turn', () => {
+      expect(REGEX_IMPORT_MAX_PATTERN_UNITS).toBe(REGEX_LIMITS.maxCompileWork);
+    });
+
+    it('at the limit the file imports and every script is supported; one character more is refused', () => {
+      const count = REGEX_IMPORT_MAX_PATTERN_UNITS / USER_REGEX_LIMITS.maxSourceLength;
+      const at = scripts(count, USER_REGEX_LIMITS.maxSourceLength);
+      expect(() => checkRegexImportScripts(at)).not.toThrow();
+      expect(compatReport(parseRegexScripts(at))).toMatchObject({
+        stored_count: count,
+        prompt_executable_count: count,
+        unsupported_runtime_count: 0,
+      });
+      const past = [...at, { findRegex: 'a', placement: [2] }];
+      const error = expectParseError(() => checkRegexImportScripts(past), /findRegex patterns are too large/);
+      expect(error.details).toEqual({ field: 'data', max_pattern_units: REGEX_IMPORT_MAX_PATTERN_UNITS });
+    });
+
+    it('patterns over the length limit count their length (refused before the syntax check reads them)', () => {
+      const long = (n: number) => scripts(n, USER_REGEX_LIMITS.maxSourceLength + 4);
+      const count = Math.floor(REGEX_IMPORT_MAX_PATTERN_UNITS / (USER_REGEX_LIMITS.maxSourceLength + 4));
+      expect(() => checkRegexImportScripts(long(count))).not.toThrow();
+      expect(compatReport(parseRegexScripts(long(1)))).toMatchObject({ unsupported_runtime_count: 1 });
+      expectParseError(() => checkRegexImportScripts(long(count + 1)));
+      // 10 MiB of such patterns (20 s to judge before the bounds) is refused at once.
+      expectParseError(() => checkRegexImportScripts(long(2_000)));
+    });
+
+    it('short patterns count their expanded repeats; macros-substituted ones count too', () => {
+      const repeats = (n: number, substituteRegex = 0) =>
+        Array.from({ length: n }, (_, i) => ({
+          findRegex: `/x${i}${'a{1000}'.repeat(9)}/g`,
+          substituteRegex,
+        }));
+      expect(() => checkRegexImportScripts(repeats(11))).not.toThrow(); // 11 x 9,000+ units
+      expectParseError(() => checkRegexImportScripts(repeats(12)));
+      expectParseError(() => checkRegexImportScripts(repeats(12, 1)));
+      // A pattern over the program limit is refused after its syntax check: it counts its length.
+      expect(() => checkRegexImportScripts({ findRegex: `/${'(?:a{1000})'.repeat(101)}/` })).not.toThrow();
+      // One script object (not an array) is counted too.
+      expectParseError(
+        () => checkRegexImportScripts({ findRegex: 'a'.repeat(REGEX_IMPORT_MAX_PATTERN_UNITS + 1) }),
+        /too large/,
+      );
+    });
   });
 });

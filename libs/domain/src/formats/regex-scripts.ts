@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { findRegexSupport } from '../prompt/regex/script-support';
+import { findRegexImportUnits, findRegexSupport } from '../prompt/regex/script-support';
 import { cloneJson, importParseError, isPlainObject, JsonObject } from './format.rules';
 
 /**
@@ -65,13 +65,38 @@ export function compileFindRegex(findRegex: string): RegExp | null {
  */
 export const REGEX_IMPORT_MAX_SCRIPTS = 10_000;
 
-/** 400 `import_parse_error` when a regex file (`data`: a script or an array) has more than REGEX_IMPORT_MAX_SCRIPTS. */
+/**
+ * The most pattern work an imported regex file may hold: the sum over its scripts of `findRegexImportUnits`
+ * (each `findRegex`'s length, or its compiled size when counted repeats make it larger), past which it is
+ * 400 `import_parse_error` before any is read. Not in ST. Judging a pattern compiles it (re2js, ~1-6 µs a
+ * unit): a 10 MiB file of 2,000 patterns of 5,000 characters took 20 s to import. Equal to the compile
+ * budget of one turn (prompt/regex `REGEX_LIMITS.maxCompileWork`), so an imported profile always compiles
+ * within a turn; tens of scripts of 2,000 characters fit (real profiles are far below).
+ */
+export const REGEX_IMPORT_MAX_PATTERN_UNITS = 100_000;
+
+/**
+ * 400 `import_parse_error` when a regex file (`data`: a script or an array) has more than
+ * REGEX_IMPORT_MAX_SCRIPTS scripts or more than REGEX_IMPORT_MAX_PATTERN_UNITS of patterns.
+ */
 export function checkRegexImportScripts(input: unknown): void {
   if (Array.isArray(input) && input.length > REGEX_IMPORT_MAX_SCRIPTS) {
     throw importParseError(`regex data has ${input.length} scripts; at most ${REGEX_IMPORT_MAX_SCRIPTS}`, {
       field: 'data',
       max_scripts: REGEX_IMPORT_MAX_SCRIPTS,
     });
+  }
+  const list: unknown[] = Array.isArray(input) ? input : [input];
+  let units = 0;
+  for (const script of list) {
+    if (!isPlainObject(script)) continue;
+    units += findRegexImportUnits(script.findRegex);
+    if (units > REGEX_IMPORT_MAX_PATTERN_UNITS) {
+      throw importParseError(
+        `regex data's findRegex patterns are too large (over ${REGEX_IMPORT_MAX_PATTERN_UNITS} characters, counted repeats expanded)`,
+        { field: 'data', max_pattern_units: REGEX_IMPORT_MAX_PATTERN_UNITS },
+      );
+    }
   }
 }
 

@@ -5,11 +5,13 @@ import { compatReport, withRegexDefaults } from '../../formats/regex-scripts';
 import {
   applyRegexScripts,
   classifyRegexScripts,
+  newRegexCompileBudget,
   REGEX_LIMITS,
   RegexRunContext,
   sanitizeRegexMacro,
   ScopedRegexScript,
 } from './regex-runtime';
+import { USER_REGEX_LIMITS } from './user-regex';
 
 const script = (fields: Record<string, unknown>) => ({
   id: String(fields.scriptName ?? 'id'),
@@ -633,5 +635,107 @@ describe('classifyRegexScripts agrees with the codec compat_report (reuse, not a
       }),
       { numRuns: 200 },
     );
+  });
+});
+
+describe('compile bounds: one pattern (USER_REGEX_LIMITS) and one run (REGEX_LIMITS.maxCompileWork)', () => {
+  const unique = (() => {
+    let n = 0;
+    return (length: number) => {
+      const tag = `U${process.pid}_${n++}_`;
+      return tag + 'abcdefghij'.repeat(Math.ceil(length / 10)).slice(0, length - tag.length);
+    };
+  })();
+  const prompt: RegexRunContext = { placement: 2, mode: 'prompt' };
+  const rule = (name: string, source: string, fields: Record<string, unknown> = {}) =>
+    script({ scriptName: name, findRegex: `/${source}/g`, replaceString: '!', promptOnly: true, ...fields });
+
+  it('a findRegex over maxSourceLength is skipped with regex_unsupported; at the limit it runs', () => {
+    const at = unique(USER_REGEX_LIMITS.maxSourceLength);
+    const out = applyRegexScripts([rule('at', at), rule('past', `${at}x`)], `${at}x`, prompt);
+    expect(out.text).toBe('!x');
+    expect(out.warnings).toEqual([
+      expect.objectContaining({ code: 'regex_unsupported', script_name: 'past' }),
+    ]);
+  });
+
+  it('a script that cannot compile is warned about once per run, not once per string', () => {
+    const scripts = [rule('long', unique(USER_REGEX_LIMITS.maxSourceLength + 1)), rule('bad', '(')];
+    const codes = (text: string, list = scripts) =>
+      applyRegexScripts(list, text, prompt).warnings.map((w) => [w.code, w.script_name]);
+    expect(codes('one')).toEqual([
+      ['regex_unsupported', 'long'],
+      ['regex_invalid', 'bad'],
+    ]);
+    expect(codes('two')).toEqual([]);
+    expect(codes('three', [...scripts])).toHaveLength(2); // a new run warns again
+  });
+
+  it('the pattern after macro substitution is bounded too (substituteRegex 1 and 2)', () => {
+    const long = unique(USER_REGEX_LIMITS.maxSourceLength);
+    for (const substituteRegex of [1, 2]) {
+      const out = applyRegexScripts([rule('sub', 'a{{big}}', { substituteRegex })], 'abc', {
+        ...prompt,
+        substitute: (text) => text.replace('{{big}}', long),
+      });
+      expect(out.text).toBe('abc');
+      expect(out.warnings).toEqual([
+        expect.objectContaining({ code: 'regex_unsupported', script_name: 'sub' }),
+      ]);
+    }
+  });
+
+  it('past the budget each further script to compile is skipped with one regex_limit per run; compiled ones run', () => {
+    const sources = [unique(40), unique(40), unique(40), unique(40)];
+    const scripts = sources.map((s, i) => rule(`s${i}`, s));
+    const budget = newRegexCompileBudget(100);
+    const text = sources.join(' ');
+    const first = applyRegexScripts(scripts, text, { ...prompt, compileBudget: budget });
+    expect(first.appliedNames).toEqual(['s0', 's1']);
+    expect(first.warnings.map((w) => [w.code, w.script_name])).toEqual([
+      ['regex_limit', 's2'],
+      ['regex_limit', 's3'],
+    ]);
+    expect(budget.remaining).toBe(20);
+    // Same budget, another string: the refused scripts are skipped without a second warning, compiled ones
+    // run (and cost nothing again).
+    const second = applyRegexScripts(scripts, text, { ...prompt, compileBudget: budget });
+    expect(second.appliedNames).toEqual(['s0', 's1']);
+    expect(second.warnings).toEqual([]);
+    expect(budget.remaining).toBe(20);
+    // A new budget (the next turn): compiled patterns are cached, so only the other two are charged.
+    const next = newRegexCompileBudget(100);
+    const third = applyRegexScripts(scripts, text, { ...prompt, compileBudget: next });
+    expect(third.appliedNames).toEqual(['s0', 's1', 's2', 's3']);
+    expect(next.remaining).toBe(20);
+  });
+
+  it('without a budget given, one budget per scripts array (build-prompt passes one array per turn)', () => {
+    const size = Math.floor(REGEX_LIMITS.maxCompileWork / USER_REGEX_LIMITS.maxSourceLength);
+    const scripts = Array.from({ length: size + 2 }, (_, i) =>
+      rule(`s${i}`, unique(USER_REGEX_LIMITS.maxSourceLength)),
+    );
+    const first = applyRegexScripts(scripts, 'text', prompt);
+    expect(first.warnings.map((w) => [w.code, w.script_name])).toEqual([
+      ['regex_limit', `s${size}`],
+      ['regex_limit', `s${size + 1}`],
+    ]);
+    expect(applyRegexScripts(scripts, 'more text', prompt).warnings).toEqual([]);
+    // A new array is a new run: the two left out compile now.
+    expect(applyRegexScripts([...scripts], 'text', prompt).warnings).toEqual([]);
+  });
+
+  it('counted repeats are charged expanded', () => {
+    const budget = newRegexCompileBudget(3_000);
+    const out = applyRegexScripts(
+      [
+        rule('r1', `${unique(20)}a{1000}`),
+        rule('r2', `${unique(20)}a{1000}`),
+        rule('r3', `${unique(20)}a{1000}`),
+      ],
+      'x',
+      { ...prompt, compileBudget: budget },
+    );
+    expect(out.warnings.map((w) => [w.code, w.script_name])).toEqual([['regex_limit', 'r3']]);
   });
 });

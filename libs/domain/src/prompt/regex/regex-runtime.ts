@@ -2,9 +2,11 @@ import type { JsonObject } from '../../formats/format.rules';
 import { isUnsupportedRegexScript, RegexScript, withRegexDefaults } from '../../formats/regex-scripts';
 import { findRegexSupport } from './script-support';
 import {
+  cachedUserRegex,
   CompileUserRegexResult,
   compileUserRegex,
   parseScriptRegex,
+  userRegexCompileCost,
   UserRegexEngine,
   UserRegexMatch,
 } from './user-regex';
@@ -56,6 +58,60 @@ export interface RegexRunContext {
   /** Messages from the end (0 = last message, −1 = the message being continued); only with prompt building. */
   depth?: number;
   substitute?: RegexMacroSubstitute;
+  /**
+   * Compile work left for patterns not compiled yet (`REGEX_LIMITS.maxCompileWork`), shared by every call
+   * given the same object. Default: one budget per `scripts` array, so a caller that passes one array for
+   * all the strings of a turn (build-prompt does) gets one budget per turn.
+   */
+  compileBudget?: RegexCompileBudget;
+}
+
+/** See `RegexRunContext.compileBudget`. */
+export interface RegexCompileBudget {
+  /** Units left (USER_REGEX_LIMITS units: pattern characters or program instructions). */
+  remaining: number;
+  /** Scripts this budget refused: skipped without a second warning for as long as the budget lives. */
+  readonly refused: WeakSet<object>;
+  /**
+   * Pattern warnings already given in this run (`regex_invalid`/`regex_unsupported` + message, per script):
+   * given once, not once per string (2,000 unsupported scripts x 100 messages made 200,000 warnings).
+   */
+  readonly warned: WeakMap<object, Set<string>>;
+}
+
+export function newRegexCompileBudget(units: number = REGEX_LIMITS.maxCompileWork): RegexCompileBudget {
+  return { remaining: units, refused: new WeakSet(), warned: new WeakMap() };
+}
+
+/** False when this run already gave this pattern warning for this script. */
+function firstPatternWarning(
+  budget: RegexCompileBudget,
+  raw: JsonObject,
+  code: string,
+  message: string,
+): boolean {
+  if (typeof raw !== 'object' || raw === null) return true;
+  let given = budget.warned.get(raw);
+  if (!given) {
+    given = new Set();
+    budget.warned.set(raw, given);
+  }
+  const key = `${code}\u0000${message}`;
+  if (given.has(key)) return false;
+  given.add(key);
+  return true;
+}
+
+const budgetByScripts = new WeakMap<object, RegexCompileBudget>();
+
+function budgetFor(scripts: unknown): RegexCompileBudget {
+  if (typeof scripts !== 'object' || scripts === null) return newRegexCompileBudget();
+  let budget = budgetByScripts.get(scripts);
+  if (!budget) {
+    budget = newRegexCompileBudget();
+    budgetByScripts.set(scripts, budget);
+  }
+  return budget;
 }
 
 export interface RegexRuleApplied {
@@ -154,7 +210,7 @@ function runtimeView(raw: JsonObject, index: number): RuntimeScript {
   let id: string | undefined = typeof raw.id === 'string' && raw.id !== '' ? raw.id : undefined;
   return {
     get id() {
-      return (id ??= withRegexDefaults(raw, index).id);
+      return (id ??= madeId(raw, index));
     },
     scriptName: str(raw.scriptName),
     findRegex: str(raw.findRegex),
@@ -166,6 +222,22 @@ function runtimeView(raw: JsonObject, index: number): RuntimeScript {
     promptOnly: raw.promptOnly === true,
     runOnEdit: raw.runOnEdit === true,
   };
+}
+
+/**
+ * The id `withRegexDefaults` makes for a script without one (a hash of the whole script), kept per script
+ * object: an unsupported script is named by a warning on every string of a turn (2,000 scripts of 5,000
+ * characters x 100 messages hashed 1 GB).
+ */
+const madeIds = new WeakMap<object, { index: number; id: string }>();
+
+function madeId(raw: JsonObject, index: number): string {
+  if (typeof raw !== 'object' || raw === null) return withRegexDefaults(raw, index).id;
+  const hit = madeIds.get(raw);
+  if (hit && hit.index === index) return hit.id;
+  const id = withRegexDefaults(raw, index).id;
+  madeIds.set(raw, { index, id });
+  return id;
 }
 
 /** ST's `isNaN(v) || v === null` guard, then the numeric comparison JS would make. */
@@ -222,12 +294,13 @@ export function applyRegexScripts(
   };
   if (!result.text) return result;
   const substitute = ctx.substitute ?? identity;
+  const budget = ctx.compileBudget ?? budgetFor(scripts);
   const items = orderRegexScripts((Array.isArray(scripts) ? scripts : []).map((s, i) => normalise(s, i)));
   for (const { raw, script, scope } of items) {
     if (!result.text) break;
     try {
       if (!gateOpen(script, raw, ctx)) continue;
-      runScript(script, raw, scope, result, substitute);
+      runScript(script, raw, scope, result, substitute, budget);
     } catch (error) {
       // A throwing macro hook or other surprise: the script is skipped, the turn goes on.
       result.warnings.push(warning('regex_unsupported', script, `script failed: ${String(error)}`));
@@ -245,15 +318,36 @@ function warning(code: RegexWarningCode, script: RuntimeScript, message: string)
  * than the shared LRU's 1,000 distinct patterns every message recompiled every script (1,500 scripts x 20
  * messages: 1.6 s → 0.4 s).
  */
-const compiledByScript = new WeakMap<object, { key: string; result: CompileUserRegexResult }>();
+const compiledByScript = new WeakMap<
+  object,
+  { pattern: string; result: CompileUserRegexResult | 'no_pattern' }
+>();
 
-function compileForScript(raw: JsonObject, source: string, flags: string): CompileUserRegexResult {
-  if (typeof raw !== 'object' || raw === null) return compileUserRegex(source, flags);
-  const key = `${flags}\u0000${source}`;
-  const hit = compiledByScript.get(raw);
-  if (hit && hit.key === key) return hit.result;
-  const result = compileUserRegex(source, flags);
-  compiledByScript.set(raw, { key, result });
+function compileForScript(
+  raw: JsonObject,
+  pattern: string,
+  budget: RegexCompileBudget,
+): CompileUserRegexResult | 'no_pattern' | 'over_budget' {
+  const isObject = typeof raw === 'object' && raw !== null;
+  // Keyed by the findRegex as run (after macros): no parse and no key string per call (a `flags + source`
+  // key was flattened, i.e. copied, on every call: 10,000 scripts x 100 messages made 1 GB of garbage).
+  const hit = isObject ? compiledByScript.get(raw) : undefined;
+  if (hit && hit.pattern === pattern) return hit.result;
+  const parsed = parseScriptRegex(pattern);
+  let result: CompileUserRegexResult | 'no_pattern';
+  if (parsed === null) result = 'no_pattern';
+  else {
+    if (!cachedUserRegex(parsed.source, parsed.flags)) {
+      const cost = userRegexCompileCost(parsed.source);
+      if (cost > budget.remaining) {
+        if (isObject) budget.refused.add(raw);
+        return 'over_budget';
+      }
+      budget.remaining -= cost;
+    }
+    result = compileUserRegex(parsed.source, parsed.flags);
+  }
+  if (isObject) compiledByScript.set(raw, { pattern, result });
   return result;
 }
 
@@ -264,7 +358,10 @@ function runScript(
   scope: RegexScriptScope | null,
   result: RegexRunResult,
   substitute: RegexMacroSubstitute,
+  budget: RegexCompileBudget,
 ): void {
+  // Refused by this run's compile budget: already warned once; skipped before any work.
+  if (typeof raw === 'object' && raw !== null && budget.refused.has(raw)) return;
   // ST: Number(substituteRegex); 1 raw, 2 escaped, anything else as written.
   const mode = Number(raw.substituteRegex);
   const pattern =
@@ -273,15 +370,26 @@ function runScript(
       : mode === 2
         ? substitute(script.findRegex, sanitizeRegexMacro)
         : script.findRegex;
-  const parsed = parseScriptRegex(String(pattern));
-  if (parsed === null) {
-    result.warnings.push(warning('regex_invalid', script, 'findRegex has no pattern'));
+  const compiled = compileForScript(raw, String(pattern), budget);
+  if (compiled === 'no_pattern') {
+    if (firstPatternWarning(budget, raw, 'regex_invalid', ''))
+      result.warnings.push(warning('regex_invalid', script, 'findRegex has no pattern'));
     return;
   }
-  const compiled = compileForScript(raw, parsed.source, parsed.flags);
+  if (compiled === 'over_budget') {
+    result.warnings.push(
+      warning(
+        'regex_limit',
+        script,
+        `script skipped: compiling it would pass the ${REGEX_LIMITS.maxCompileWork}-unit compile budget of this run`,
+      ),
+    );
+    return;
+  }
   if (!compiled.ok) {
     const code = compiled.reason === 'invalid' ? 'regex_invalid' : 'regex_unsupported';
-    result.warnings.push(warning(code, script, compiled.message));
+    if (firstPatternWarning(budget, raw, code, compiled.message))
+      result.warnings.push(warning(code, script, compiled.message));
     return;
   }
   const regex = compiled.regex;
@@ -346,6 +454,17 @@ function runScript(
  * `regex_limit` warning; the other scripts still run.
  */
 export const REGEX_LIMITS = {
+  /**
+   * Compile work of one run (see `RegexRunContext.compileBudget`: a turn's prompt build) on patterns not
+   * compiled yet, in USER_REGEX_LIMITS units (a pattern's length or program estimate). A pattern already
+   * compiled (the shared LRU of 1,000, or the script object's own) costs nothing. Past it, each further
+   * script to compile is skipped with one `regex_limit` warning per run. re2js compiles at ~1-6 µs a unit:
+   * a 10 MiB set of 2,000 patterns of 5,000 characters took 20 s on every turn (10,000 of 1,000: 16.5 s);
+   * with this budget the first string of a turn takes 0.3-0.5 s (0.7 s for 10,000 scripts, most of it the
+   * per-script cost). Tens of scripts of 2,000 characters fit (real profiles are far below), and an imported
+   * regex profile always does (`REGEX_IMPORT_MAX_PATTERN_UNITS` is this figure).
+   */
+  maxCompileWork: 100_000,
   /**
    * Longest text one script may produce (or the text it was given, if longer): 5x the message limit.
    * `{{match}}` 1,000 times on `/./g` over 200,000 characters built 200,000,000 characters in 55 s, and

@@ -1,4 +1,4 @@
-import { compileUserRegex, parseScriptRegex, UserRegexEngine } from './user-regex';
+import { compileUserRegex, parseScriptRegex, userRegexCompileCost, UserRegexEngine } from './user-regex';
 
 /**
  * Whether Hearth's engine can run a regex script's `findRegex` as written (external-formats.md §f;
@@ -19,4 +19,16 @@ export function findRegexSupport(findRegex: string, substituteRegex: number): Fi
   const compiled = compileUserRegex(parsed.source, parsed.flags);
   if (!compiled.ok) return { supported: false, reason: compiled.reason, message: compiled.message };
   return { supported: true, engine: compiled.regex.engine };
+}
+
+/**
+ * What judging a `findRegex` costs an import (the syntax check and the compat report's compilation), in
+ * USER_REGEX_LIMITS units: at least its length (the import's syntax check reads it all), or its compile
+ * cost. Counted whatever `substituteRegex` says: the runtime compiles those patterns too, every turn.
+ */
+export function findRegexImportUnits(findRegex: unknown): number {
+  if (typeof findRegex !== 'string' || findRegex === '') return 0;
+  const parsed = parseScriptRegex(findRegex);
+  if (parsed === null) return findRegex.length;
+  return Math.max(findRegex.length, userRegexCompileCost(parsed.source));
 }

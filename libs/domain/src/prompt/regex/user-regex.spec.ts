@@ -1,11 +1,15 @@
 import fc from 'fast-check';
+import { RE2JS } from 're2js';
 import { compileGuarded } from './guarded-matcher';
 import {
   compileUserRegex,
+  estimateProgramSize,
   parseRegexLiteral,
   parseScriptRegex,
+  USER_REGEX_LIMITS,
   UserRegex,
   userRegexCacheSize,
+  userRegexCompileCost,
 } from './user-regex';
 
 function compiled(source: string, flags = ''): UserRegex {
@@ -520,6 +524,108 @@ describe('differential fuzz against V8 on generated patterns (fixed grammar, tes
         expect(guarded(source, f, input)).toEqual(v8Matches(source, f, input));
       }),
       { numRuns: 1500 },
+    );
+  });
+});
+
+describe('compile bounds (USER_REGEX_LIMITS): re2js compiles at ~1-6 µs a unit, superlinearly when large', () => {
+  const { maxSourceLength, maxProgramSize } = USER_REGEX_LIMITS;
+
+  it('a pattern of maxSourceLength characters compiles; one more is unsupported, refused without compiling', () => {
+    const at = 'abcdefghij'.repeat(maxSourceLength / 10 - 1) + 'klmnopqrs' + 'L';
+    expect(at).toHaveLength(maxSourceLength);
+    expect(compileUserRegex(at, 'g').ok).toBe(true);
+    const size = userRegexCacheSize();
+    const past = compileUserRegex(`${at}M`, 'g');
+    expect(past).toEqual({
+      ok: false,
+      reason: 'unsupported',
+      message: `pattern is ${maxSourceLength + 1} characters long; at most ${maxSourceLength}`,
+    });
+    expect(userRegexCacheSize()).toBe(size); // not cached: a refused key would hold memory
+    expect(userRegexCompileCost(`${at}M`)).toBe(0);
+    // An invalid pattern that long is refused the same way (the length is checked first).
+    expect(compileUserRegex(`(${'a'.repeat(maxSourceLength)}`, '')).toMatchObject({ reason: 'unsupported' });
+    // A megabyte (2.2 s before) is refused at once.
+    expect(compileUserRegex('a|'.repeat(500_000), 'g')).toMatchObject({ ok: false, reason: 'unsupported' });
+  });
+
+  it('counted repeats count expanded: a program estimated over maxProgramSize is unsupported', () => {
+    // 99 x a{1000} + 999 other atoms = 99,999 + 1 → at the limit (re2js's own limit is 1,398,101).
+    const at = `${'a{1000}'.repeat(99)}${'b'.repeat(1000)}`;
+    expect(estimateProgramSize(at)).toBe(maxProgramSize);
+    expect(compileUserRegex(at, 'g').ok).toBe(true);
+    expect(userRegexCompileCost(at)).toBe(maxProgramSize);
+    const past = `${at}c`;
+    expect(compileUserRegex(past, 'g')).toMatchObject({ ok: false, reason: 'unsupported' });
+    expect(userRegexCompileCost(past)).toBe(past.length); // refused after the syntax check only
+    // 980 characters that expand to 140,000 instructions (100 characters of 14,000 took 0.27 s); nested
+    // repeats multiply.
+    expect(compileUserRegex('a{1000}'.repeat(140), 'g')).toMatchObject({ ok: false, reason: 'unsupported' });
+    expect(estimateProgramSize('(?:(?:a{100}){100}){100}')).toBeGreaterThan(maxProgramSize);
+    expect(compileUserRegex('(?:(?:a{100}){100}){100}', '')).toMatchObject({ reason: 'unsupported' });
+    // Braced escapes are one atom, not a quantifier.
+    expect(estimateProgramSize('\\u{10000}\\p{L}\\P{Lu}')).toBe(3);
+    expect(compileUserRegex('\\u{20000}+', 'u').ok).toBe(true);
+    // The guarded engine gets the same bound.
+    expect(compileUserRegex(`(?=a)${'b{1000}'.repeat(101)}`, '')).toMatchObject({ reason: 'unsupported' });
+  });
+
+  it("estimateProgramSize is never below re2js's program by more than 2 instructions (property)", () => {
+    const atom = fc.constantFrom(
+      'a',
+      'b',
+      '.',
+      '\\d',
+      '[a-z]',
+      '[^x]',
+      '[]a]',
+      '\\w',
+      'ab',
+      '\\u0041',
+      '\\.',
+      '\\{',
+      '{',
+    );
+    const quant = fc.constantFrom(
+      '',
+      '',
+      '*',
+      '+',
+      '?',
+      '{2}',
+      '{3,}',
+      '{0,5}',
+      '{4,7}',
+      '*?',
+      '{10}',
+      '{1,20}',
+    );
+    const pattern = fc.letrec<{ seq: string; group: string }>((tie) => ({
+      seq: fc
+        .array(
+          fc.tuple(fc.oneof({ weight: 4, arbitrary: atom }, { weight: 1, arbitrary: tie('group') }), quant),
+          {
+            minLength: 1,
+            maxLength: 4,
+          },
+        )
+        .map((parts) => parts.map(([a, q]) => (a === '{' ? '\\{' : a) + q).join('')),
+      group: fc
+        .tuple(fc.constantFrom('(', '(?:'), tie('seq'), fc.option(tie('seq')))
+        .map(([open, a, b]) => `${open}${a}${b === null ? '' : `|${b}`})`),
+    })).seq;
+    fc.assert(
+      fc.property(pattern, (source) => {
+        let actual: number;
+        try {
+          actual = RE2JS.compile(source).programSize();
+        } catch {
+          return; // RE2 refuses it (e.g. a quantified quantifier); not a size question
+        }
+        expect(actual).toBeLessThanOrEqual(estimateProgramSize(source) + 2);
+      }),
+      { numRuns: 3000 },
     );
   });
 });

@@ -87,11 +87,127 @@ export function parseScriptRegex(findRegex: string): { source: string; flags: st
   return { source: match[2], flags: match[3] };
 }
 
+/**
+ * Bounds of one compilation (not in ST, whose V8 compiles in microseconds; not in re2js either, which allows
+ * programs of 1,398,101 instructions). re2js compiles at ~1-6 µs per pattern character or program
+ * instruction (GC-bound) and superlinearly past ~100,000: a 1 MB `findRegex` took 2.2 s, 8 MB 70 s, and a
+ * 100-character `a{1000}a{1000}…` (14,000 instructions) 0.27 s. A longer or larger pattern is `unsupported`
+ * (a regex script is then skipped with `regex_unsupported` and counted unsupported at import; a lorebook
+ * key never matches), checked before anything is compiled. The limits leave room for the long word-list
+ * alternations some shared scripts use (tens of thousands of characters of `phrase|phrase|…`); one
+ * compilation at them is ~0.1-0.5 s, once per process (compilations are cached), and a turn compiles at most
+ * `REGEX_LIMITS.maxCompileWork` units anew.
+ */
+export const USER_REGEX_LIMITS = {
+  /** UTF-16 units of the pattern source. */
+  maxSourceLength: 50_000,
+  /** Upper estimate of the compiled program (`estimateProgramSize`): counted repeats multiply. */
+  maxProgramSize: 100_000,
+};
+
+const QUANTIFIER_AT = /\{(\d+)(,(\d*))?\}/y;
+
+/**
+ * Upper estimate of the program size re2js would build for a JavaScript pattern (re2js `calcSize` rules:
+ * an atom 1, a group its content + 2, `*` `+` `?` + 2, `|` + 1, `{n,m}` its atom x m + (m − n); a class is
+ * one atom however long). Works on the source as written, so it can run before any compilation; it may
+ * overestimate (an escape's trailing hex digits count as atoms), never underestimate by more than a constant.
+ * Stops counting past `cap` (returns a value above it).
+ */
+export function estimateProgramSize(source: string, cap = Number.MAX_SAFE_INTEGER): number {
+  const outer: number[] = [];
+  let size = 0;
+  let last = 0;
+  for (let i = 0; i < source.length; i++) {
+    if (size > cap) return size;
+    const c = source[i];
+    if (c === '\\') {
+      const kind = source[i + 1];
+      // `\u{…}`, `\p{…}`, `\P{…}`: one atom; the braces are no quantifier (`\u{10000}` is not `u` x 10,000).
+      const braced = (kind === 'u' || kind === 'p' || kind === 'P') && source[i + 2] === '{';
+      const close = braced ? source.indexOf('}', i + 3) : -1;
+      i = close >= 0 ? close : i + 1;
+      size += 1;
+      last = 1;
+      continue;
+    }
+    if (c === '[') {
+      // JS: the class ends at the first unescaped `]` (`[]` is an empty class).
+      let j = i + 1;
+      if (source[j] === '^') j++;
+      while (j < source.length && source[j] !== ']') j += source[j] === '\\' ? 2 : 1;
+      i = j;
+      size += 1;
+      last = 1;
+      continue;
+    }
+    if (c === '(') {
+      outer.push(size);
+      size = 0;
+      last = 0;
+      continue;
+    }
+    if (c === ')') {
+      const group = size + 2;
+      size = (outer.pop() ?? 0) + group;
+      last = group;
+      continue;
+    }
+    if (c === '*' || c === '+' || c === '?') {
+      size += 2;
+      last = 0;
+      continue;
+    }
+    if (c === '{') {
+      QUANTIFIER_AT.lastIndex = i;
+      const q = QUANTIFIER_AT.exec(source);
+      if (q) {
+        const min = Number(q[1]);
+        const max = q[2] === undefined ? min : q[3] === '' ? min + 1 : Number(q[3]);
+        const times = Math.max(1, max);
+        size += last * (times - 1) + Math.max(0, max - min);
+        last = 0;
+        i += q[0].length - 1;
+        continue;
+      }
+    }
+    size += 1;
+    last = c === '|' ? 0 : 1;
+  }
+  while (outer.length > 0) size += (outer.pop() as number) + 2;
+  return size;
+}
+
+/**
+ * The compile work a pattern not yet compiled would cost (for a caller's budget, in the units of
+ * USER_REGEX_LIMITS): its length or its program estimate, whichever is larger. A pattern over the length
+ * limit costs 0 (refused at once), one over the program limit its length (refused after the syntax check).
+ */
+export function userRegexCompileCost(source: string): number {
+  if (source.length > USER_REGEX_LIMITS.maxSourceLength) return 0;
+  const program = estimateProgramSize(source, USER_REGEX_LIMITS.maxProgramSize);
+  if (program > USER_REGEX_LIMITS.maxProgramSize) return source.length;
+  return Math.max(source.length, program);
+}
+
 const CACHE_LIMIT = 1000;
 const cache = new Map<string, CompileUserRegexResult>();
 
+/** The cached compilation of a pattern, if any (does not compile, does not refresh the LRU). */
+export function cachedUserRegex(source: string, flags: string): CompileUserRegexResult | undefined {
+  return cache.get(`${flags}\u0000${source}`);
+}
+
 /** Compiles (or returns the cached compilation of) a user pattern. Never throws. */
 export function compileUserRegex(source: string, flags: string): CompileUserRegexResult {
+  if (typeof source === 'string' && source.length > USER_REGEX_LIMITS.maxSourceLength) {
+    // Not cached: refusing costs nothing, and a huge key would hold memory.
+    return {
+      ok: false,
+      reason: 'unsupported',
+      message: `pattern is ${source.length} characters long; at most ${USER_REGEX_LIMITS.maxSourceLength}`,
+    };
+  }
   const key = `${flags}\u0000${source}`;
   const hit = cache.get(key);
   if (hit) {
@@ -132,6 +248,14 @@ function compileUncached(source: string, flags: string): CompileUserRegexResult 
   }
   if (flags.includes('v')) {
     return { ok: false, reason: 'unsupported', message: 'the v (unicodeSets) flag is not supported' };
+  }
+  const programSize = estimateProgramSize(source, USER_REGEX_LIMITS.maxProgramSize);
+  if (programSize > USER_REGEX_LIMITS.maxProgramSize) {
+    return {
+      ok: false,
+      reason: 'unsupported',
+      message: `pattern would compile to over ${USER_REGEX_LIMITS.maxProgramSize} instructions (counted repeats multiply)`,
+    };
   }
   const info = scanGroups(source);
   const translated = translateToRe2(source, flags, info);
