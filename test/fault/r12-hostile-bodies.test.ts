@@ -223,6 +223,18 @@ function chatImportBody(bytes: number): string {
  */
 describe('R12: oversized and hostile request bodies', () => {
   let database: TestDatabase;
+  /** A built API on this suite's database, with its own queue prefix and the given settings. */
+  const startR12Api = (prefix: string, env: Record<string, string>) =>
+    startBuiltApi({
+      env: {
+        HOST: '127.0.0.1',
+        DATABASE_URL: database.url,
+        REDIS_URL,
+        QUEUE_PREFIX: `${prefix}-${randomBytes(4).toString('hex')}`,
+        BOOTSTRAP_ADMIN_API_KEY: ADMIN_KEY,
+        ...env,
+      },
+    });
   let audit: DatabaseHandle;
   let api: BuiltApi;
   let sessionId: string;
@@ -233,16 +245,9 @@ describe('R12: oversized and hostile request bodies', () => {
     ensureBuiltApi();
     database = await createTestDatabase();
     audit = await openDatabase({ url: database.url, poolSize: 2, applicationName: 'r12-audit' });
-    api = await startBuiltApi({
-      env: {
-        HOST: '127.0.0.1',
-        DATABASE_URL: database.url,
-        REDIS_URL,
-        QUEUE_PREFIX: `hearth-r12-${randomBytes(4).toString('hex')}`,
-        BOOTSTRAP_ADMIN_API_KEY: ADMIN_KEY,
-        HTTP_BODY_LIMIT_BYTES: String(BODY_LIMIT),
-        CHAT_IMPORT_MAX_BYTES: String(CHAT_IMPORT_MAX_BYTES),
-      },
+    api = await startR12Api('hearth-r12', {
+      HTTP_BODY_LIMIT_BYTES: String(BODY_LIMIT),
+      CHAT_IMPORT_MAX_BYTES: String(CHAT_IMPORT_MAX_BYTES),
     });
     const session = await send(api, 'POST', '/sessions', '{}');
     sessionId = session.body.data.id;
@@ -564,16 +569,7 @@ describe('R12: oversized and hostile request bodies', () => {
     let freshSessionId: string;
 
     beforeAll(async () => {
-      fresh = await startBuiltApi({
-        env: {
-          HOST: '127.0.0.1',
-          DATABASE_URL: database.url,
-          REDIS_URL,
-          QUEUE_PREFIX: `hearth-r12c-${randomBytes(4).toString('hex')}`,
-          BOOTSTRAP_ADMIN_API_KEY: ADMIN_KEY,
-          HTTP_BODY_LIMIT_BYTES: String(BODY_LIMIT),
-        },
-      });
+      fresh = await startR12Api('hearth-r12c', { HTTP_BODY_LIMIT_BYTES: String(BODY_LIMIT) });
       freshSessionId = (await send(fresh, 'POST', '/sessions', '{}')).body.data.id;
     });
 
@@ -628,16 +624,9 @@ describe('R12: oversized and hostile request bodies', () => {
     let small: BuiltApi;
 
     beforeAll(async () => {
-      small = await startBuiltApi({
-        env: {
-          HOST: '127.0.0.1',
-          DATABASE_URL: database.url,
-          REDIS_URL,
-          QUEUE_PREFIX: `hearth-r12b-${randomBytes(4).toString('hex')}`,
-          BOOTSTRAP_ADMIN_API_KEY: ADMIN_KEY,
-          HTTP_BODY_LIMIT_BYTES: String(SMALL_LIMIT),
-          HTTP_BODY_BUFFER_BUDGET_BYTES: String(SMALL_BUDGET),
-        },
+      small = await startR12Api('hearth-r12b', {
+        HTTP_BODY_LIMIT_BYTES: String(SMALL_LIMIT),
+        HTTP_BODY_BUFFER_BUDGET_BYTES: String(SMALL_BUDGET),
       });
     });
 
@@ -795,18 +784,11 @@ describe('R12: oversized and hostile request bodies', () => {
     let paced: BuiltApi;
 
     beforeAll(async () => {
-      paced = await startBuiltApi({
-        env: {
-          HOST: '127.0.0.1',
-          DATABASE_URL: database.url,
-          REDIS_URL,
-          QUEUE_PREFIX: `hearth-r12c-${randomBytes(4).toString('hex')}`,
-          BOOTSTRAP_ADMIN_API_KEY: ADMIN_KEY,
-          HTTP_BODY_LIMIT_BYTES: String(LIMIT),
-          HTTP_BODY_BUFFER_BUDGET_BYTES: String(LIMIT),
-          HTTP_BODY_READ_GRACE_MS: '1000',
-          HTTP_BODY_MIN_BYTES_PER_SECOND: String(64 * 1024),
-        },
+      paced = await startR12Api('hearth-r12d', {
+        HTTP_BODY_LIMIT_BYTES: String(LIMIT),
+        HTTP_BODY_BUFFER_BUDGET_BYTES: String(LIMIT),
+        HTTP_BODY_READ_GRACE_MS: '1000',
+        HTTP_BODY_MIN_BYTES_PER_SECOND: String(64 * 1024),
       });
     });
 
