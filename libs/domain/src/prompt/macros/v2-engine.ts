@@ -42,6 +42,9 @@ const VAR_MACRO_NAMES: Record<string, [string, string]> = {
   dec: ['decvar', 'decglobalvar'],
 };
 
+/** A resolved value left as it is (no `escapeValue`). */
+const asIs = (value: string): string => value;
+
 /** Forward-scan steps the scoped pairing of one text may take, per macro in it. */
 const MAX_PAIRING_STEPS_PER_MACRO = 64;
 
@@ -330,7 +333,7 @@ export class V2Evaluator {
     globalOffset: number,
   ): string {
     const raw = `{{${rawInner}}}`;
-    const escape = this.escapeValue ?? ((value: string) => value);
+    const escape = this.escapeValue ?? asIs;
     if (this.dynamicMacros.has(lower)) return escape(this.dynamicMacros.get(lower)!);
     if (!def) {
       this.rt.warn('macro_unknown', `Unknown macro "${node.name}" left as text.`, lower);
