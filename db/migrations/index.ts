@@ -29,6 +29,7 @@ import * as backup from './20261127120000_backup';
 import * as nodeGraphs from './20261127130000_node_graphs';
 import * as authorsNotePersonaPosition from './20261128100000_authors_note_persona_position';
 import * as authorsNoteBackfill from './20261128110000_authors_note_backfill';
+import * as clientData from './20261128120000_client_data';
 
 /**
  * Every migration, in order. Forward only: a landed migration is never edited; a change is a new file
@@ -65,4 +66,5 @@ export const migrations: Record<string, Migration> = {
   '20261127130000_node_graphs': nodeGraphs,
   '20261128100000_authors_note_persona_position': authorsNotePersonaPosition,
   '20261128110000_authors_note_backfill': authorsNoteBackfill,
+  '20261128120000_client_data': clientData,
 };

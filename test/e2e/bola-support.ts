@@ -36,6 +36,7 @@ export type Kind =
   | 'characterVersion'
   | 'chatTransferJob'
   | 'client'
+  | 'clientDataNamespace'
   | 'derivedOutput'
   | 'floor'
   | 'inboxEntry'
@@ -142,12 +143,21 @@ export async function seedBolaWorld(t: TestApp): Promise<BolaWorld> {
   a.worldbookVersion = (await as('get', `/worldbooks/${a.worldbook}/versions`)).data[0].id;
   a.worldbookEntry = (await worldbookEntryRows(t, a.worldbook))[0].id;
 
+  // A namespace's name is its id (per account); one shaped like an id, so `randomLike` makes another.
+  a.clientDataNamespace = (
+    await as('post', '/client-data/namespaces', { name: newId('ns'), description: MARK })
+  ).data.name;
   const session = await createSessionInProject(t, project.id, {
     apiKey: alice.apiKey,
     body: { title: `Session ${MARK}`, character_id: a.character, user_card_id: a.userCard },
   });
   a.session = session.id;
-  const turn = (await as('post', `/sessions/${a.session}/respond`, { message: `hello ${MARK}` })).data;
+  const turn = (
+    await as('post', `/sessions/${a.session}/respond`, {
+      message: `hello ${MARK}`,
+      session_state_writes: [{ namespace: a.clientDataNamespace, slot: 'secret', value: MARK }],
+    })
+  ).data;
   a.floor = turn.floor_id;
   a.page = turn.page_id;
   a.run = turn.run_id;

@@ -12,6 +12,7 @@ import { InboxModule } from './inbox/inbox.module';
 import { NodeGraphsModule } from './node-graphs/node-graphs.module';
 import { SettingsModule } from './settings/settings.module';
 import { McpServersModule } from './mcp-servers/mcp-servers.module';
+import { ClientDataModule } from './client-data/client-data.module';
 import { ToolPoliciesModule } from './tool-policies/tool-policies.module';
 import { EffectiveConfigModule } from './effective-config/effective-config.module';
 import { ProjectsModule } from './projects/projects.module';
@@ -77,6 +78,7 @@ const FEATURE_MODULES: NonNullable<DynamicModule['imports']> = [
   PromptSettingsModule,
   TemporaryConversationsModule,
   AgentsModule,
+  ClientDataModule,
 ];
 
 @Module({})

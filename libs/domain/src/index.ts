@@ -16,5 +16,7 @@ export * from './agents/agent-run.rules';
 export * from './temporary-conversations/temporary-conversation.rules';
 export * from './node-graphs/node-graph.rules';
 export * from './backup/backup.rules';
+export * from './client-data/session-state.rules';
+export * from './client-data/client-data-namespace.rules';
 export { STORABLE_TEXT } from './text/storable-text';
 export { JSON_MAX_DEPTH, jsonNestedDeeperThan } from './text/json-depth';

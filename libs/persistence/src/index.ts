@@ -23,6 +23,7 @@ export * from './agents.repository';
 export * from './temporary-conversations.repository';
 export * from './inbox.repository';
 export * from './node-graphs.repository';
+export * from './client-data.repository';
 export * from './database-errors';
 export * from './llm-profiles.repository';
 export * from './llm-profile-secrets.repository';

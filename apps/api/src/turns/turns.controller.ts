@@ -13,6 +13,7 @@ import {
   isEventStream,
   RegenerateDto,
   RespondDto,
+  RetryOptionsDto,
   RetryFloorDto,
   RetryStepDto,
   type TurnOptionsDto,
@@ -23,6 +24,11 @@ const options = (body: TurnOptionsDto) => ({
   prompt_runtime_injections: body.prompt_runtime_injections ?? null,
   debug_options: body.debug_options ?? null,
   detach: body.detach === true,
+});
+
+const retryOptions = (body: RetryOptionsDto) => ({
+  ...options(body),
+  confirmed_session_state_mutation_ids: body.confirmed_session_state_mutation_ids ?? null,
 });
 
 /**
@@ -78,7 +84,7 @@ export class TurnsController {
       kind: 'regenerate',
       sessionId: id,
       branch_id: body.branch_id,
-      ...options(body),
+      ...retryOptions(body),
     };
     return this.turn(actor, request, req, res, isEventStream(accept));
   }
@@ -95,7 +101,7 @@ export class TurnsController {
   ) {
     return this.turn(
       actor,
-      { kind: 'retry_floor', floorId: id, ...options(body) },
+      { kind: 'retry_floor', floorId: id, ...retryOptions(body) },
       req,
       res,
       isEventStream(accept),
@@ -116,7 +122,7 @@ export class TurnsController {
       kind: 'retry_step',
       floorId: id,
       from_step_index: body.from_step_index,
-      ...options(body),
+      ...retryOptions(body),
     };
     return this.turn(actor, request, req, res, isEventStream(accept));
   }
@@ -135,7 +141,7 @@ export class TurnsController {
       kind: 'edit_and_regenerate',
       messageId: id,
       content: editedText(body),
-      ...options(body),
+      ...retryOptions(body),
     };
     return this.turn(actor, request, req, res, isEventStream(accept));
   }

@@ -183,7 +183,7 @@ export class RespondDto extends TurnOptionsDto {
   @ApiPropertyOptional({
     type: [SessionStateWriteDto],
     description:
-      'Session state writes (spec 2). Client data is not enabled on this service: a non-empty list answers 503 feature_unavailable',
+      "Session state writes (spec 2) in namespaces registered with POST /client-data/namespaces; they land on the turn's floor when it commits",
   })
   @IsOptional()
   @IsArray()
@@ -213,8 +213,34 @@ export class RespondDto extends TurnOptionsDto {
   source_floor_id?: string;
 }
 
+/**
+ * What every retry route adds (spec 2 names both lists for temporary conversations' retries): the
+ * floor's session state writes the client confirms keeping (docs/decisions.md "Client data and session
+ * state"), and tool executions (no tools yet: accepted and unused).
+ */
+export class RetryOptionsDto extends TurnOptionsDto {
+  @ApiPropertyOptional({
+    type: [String],
+    description: "Ids of the floor's session state writes whose namespace asks for a confirmation",
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(1000)
+  @IsString({ each: true })
+  @Length(1, 200, { each: true })
+  confirmed_session_state_mutation_ids?: string[];
+
+  @ApiPropertyOptional({ type: [String], description: 'No tools yet: accepted and unused' })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(1000)
+  @IsString({ each: true })
+  @Length(1, 200, { each: true })
+  confirmed_execution_ids?: string[];
+}
+
 /** `POST /sessions/:id/regenerate`. */
-export class RegenerateDto extends TurnOptionsDto {
+export class RegenerateDto extends RetryOptionsDto {
   @ApiPropertyOptional({ description: 'Default: main' })
   @IsOptional()
   @IsString()
@@ -223,10 +249,10 @@ export class RegenerateDto extends TurnOptionsDto {
 }
 
 /** `POST /floors/:id/retry`. */
-export class RetryFloorDto extends TurnOptionsDto {}
+export class RetryFloorDto extends RetryOptionsDto {}
 
 /** `POST /floors/:id/retry-step`. */
-export class RetryStepDto extends TurnOptionsDto {
+export class RetryStepDto extends RetryOptionsDto {
   @ApiProperty({ minimum: 1, description: '1-based; a turn without tools has one step' })
   @IsInt()
   @Min(1)
@@ -237,7 +263,7 @@ export class RetryStepDto extends TurnOptionsDto {
  * `POST /messages/:id/edit-and-regenerate`: the new text as `content`, or as `message` (the respond
  * body's name for the user text; spec 2 does not show this body). Both given: 400 (`editedText`).
  */
-export class EditAndRegenerateDto extends TurnOptionsDto {
+export class EditAndRegenerateDto extends RetryOptionsDto {
   @ApiPropertyOptional({
     minLength: 1,
     maxLength: TURN_MESSAGE_MAX_CHARS,

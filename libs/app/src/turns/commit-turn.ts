@@ -34,6 +34,7 @@ import {
 import { promoteStagedWrites, stageMutations, type StageableMutation } from '../variables/staged-writes';
 import { snapshotLocalView } from '../variables/variable-views';
 import { visibleRuntimeTrace } from './dry-run-result';
+import { landedWriteViews, landTurnStateWrites } from './session-state-writes';
 import { rememberCommittedFloor } from './turn-context';
 import type { PreparedTurnState, TurnResult } from './generate-turn.types';
 import type { LiveRun, RunEvent } from './runs/live-run';
@@ -94,7 +95,12 @@ export class TurnCommitter {
     };
     const output = [{ role: 'assistant' as const, content: text, source: 'model' }];
     const mutations = stagedMutationsOf(state);
-    if (state.kind === 'respond' && !run.detached && !mutations.some((m) => m.scope === 'local')) {
+    if (
+      state.kind === 'respond' &&
+      !run.detached &&
+      !state.stateWrites &&
+      !mutations.some((m) => m.scope === 'local')
+    ) {
       const fast = await this.commitRespondInOneStatement(state, run, llm, {
         now,
         text,
@@ -166,8 +172,16 @@ export class TurnCommitter {
         committed.page = page;
         await storeFloorPromptSnapshot(tx, floor, state.prompt, now);
         await this.commitVariables(tx, state, run, floor, page, now);
+        const landed = state.stateWrites
+          ? await landTurnStateWrites(tx, this.config, state.stateWrites, floor, {
+              runId: run.id,
+              clientId: state.actor.clientId,
+              now,
+            })
+          : null;
 
         const result = this.resultOf(state, run, floor, page, text, reasoning, llm);
+        if (landed) result.session_state_mutations = landedWriteViews(landed);
         const log = await this.logs.write(
           tx,
           state.actor,
@@ -178,6 +192,7 @@ export class TurnCommitter {
             prompt_token_count: tokenIn,
             completion_token_count: tokenOut,
             unsupported_params: llm.unsupported_params,
+            ...(landed ? { session_state_write_count: landed.length } : {}),
           }),
         );
         await this.recordCommittedEvent(uow, state, run, floor, page, log.id, text.length);
@@ -429,6 +444,7 @@ export class TurnCommitter {
       prompt_token_count: number;
       completion_token_count: number;
       unsupported_params: LlmResult['unsupported_params'];
+      session_state_write_count?: number;
     },
   ): OperationLogInput {
     return {

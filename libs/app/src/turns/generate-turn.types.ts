@@ -45,6 +45,11 @@ export interface TurnOptions {
    * just before the user's input; never stored. Empty or blank = absent.
    */
   dynamic_context?: string | null;
+  /**
+   * Retries: ids of the floor's session state writes whose namespace asks for a confirmation before a
+   * retry keeps them (docs/decisions.md "Client data and session state"). Respond ignores it.
+   */
+  confirmed_session_state_mutation_ids?: string[] | null;
 }
 
 export type TurnRequest = TurnOptions &
@@ -55,7 +60,7 @@ export type TurnRequest = TurnOptions &
         message: string;
         branch_id?: string | null;
         source_floor_id?: string | null;
-        /** Spec 2 session state writes: client data is not enabled here (503 `feature_unavailable`). */
+        /** Spec 2 session state writes, landed on the turn's floor when it commits. */
         session_state_writes?: Array<{
           namespace: string;
           slot: string;
@@ -83,6 +88,8 @@ export interface TurnResult {
   final_state: 'committed';
   discarded_from_step_index?: number;
   irreversible_side_effects?: unknown[];
+  /** The session state writes the turn landed (only when the request carried some). */
+  session_state_mutations?: import('./session-state-writes').LandedStateWriteView[];
   prompt_snapshot?: unknown;
   runtime_trace?: unknown;
 }
@@ -116,4 +123,6 @@ export interface PreparedTurnState {
    * cache").
    */
   history?: { revision: string | null; inputMessages: MessageRow[] };
+  /** Respond: the request's session state writes, checked, to land when the turn commits. */
+  stateWrites?: import('./session-state-writes').TurnStateWrites | null;
 }

@@ -37,6 +37,7 @@ import { GenerationSlots } from './generation-slots';
 import type { PreparedTurnState, TurnKind, TurnRequest } from './generate-turn.types';
 import { RUN_LEASE_MS, RunRegistry } from './runs/run-registry';
 import { RUN_ID_PREFIX } from './runs/live-run';
+import { checkRetryStateReplay, prepareTurnStateWrites } from './session-state-writes';
 import { loadTurnContext } from './turn-context';
 import type { TurnContext } from './turn-context.types';
 import { yieldToPendingIo } from './yield-to-pending-io';
@@ -133,7 +134,13 @@ export class GenerateTurnUseCase {
     const model = this.resolve(actor, request.sessionId, request);
     model.catch(() => undefined);
     let ctx = await load();
-    checkSessionStateWrites(request.session_state_writes ?? null);
+    const stateWrites = await prepareTurnStateWrites(
+      this.db,
+      this.config,
+      ctx.session.account_id,
+      request.session_state_writes ?? null,
+      ctx.parentFloor,
+    );
     if (ctx.parentFloor?.state === 'generating') {
       // The head is another turn's generating floor: 409, unless that turn's process died (its run's
       // lease expired): then its floor is removed and the context read again.
@@ -175,6 +182,7 @@ export class GenerateTurnUseCase {
       inputLength: request.message.length,
       upstream,
       history: { revision: ctx.historyRev, inputMessages: appended.input.messages },
+      stateWrites,
     });
     const userMessages = [{ role: 'user' as const, content: userText, source: 'user' }];
 
@@ -255,6 +263,8 @@ export class GenerateTurnUseCase {
         floor_id: floor.id,
         step_count: 1,
       });
+    // The floor keeps the session state its turn wrote: a retry must be allowed to replay it.
+    await checkRetryStateReplay(this.db, floor.id, request.confirmed_session_state_mutation_ids);
     const content = editTarget ? (request as { content: string }).content : userMessage.content;
 
     const ctx = await this.context(actor, {
@@ -465,28 +475,4 @@ function withDynamicContext<P extends { messages: ReadonlyArray<{ role: string; 
   const at = last >= 0 && messages[last].role === 'user' ? last : messages.length;
   messages.splice(at, 0, { role: 'system', content: dynamicContext });
   return { ...prompt, messages };
-}
-
-/**
- * `session_state_writes` (spec 2): each item has exactly one of `value` and `delete` (400
- * `validation_error`); a non-empty list needs client data, which this service does not enable (503
- * `feature_unavailable`, docs/decisions.md "Turns and runs"). Checked after access, before anything
- * is written.
- */
-function checkSessionStateWrites(
-  writes: Extract<TurnRequest, { kind: 'respond' }>['session_state_writes'] | null,
-): void {
-  if (!writes || writes.length === 0) return;
-  const fields = writes.flatMap((w, i) =>
-    (w.value !== undefined) === (w.delete === true)
-      ? [{ field: `session_state_writes[${i}]`, message: 'exactly one of value and delete' }]
-      : [],
-  );
-  if (fields.length > 0)
-    throw new DomainError('validation_error', 400, 'Invalid session_state_writes', { fields });
-  throw new DomainError(
-    'feature_unavailable',
-    503,
-    'Session state writes need client data, which is not enabled on this service',
-  );
 }

@@ -33,6 +33,7 @@ export * from './agents.table';
 export * from './temporary-conversations.table';
 export * from './node-graphs.table';
 export * from './backup.table';
+export * from './client-data.table';
 
 /** Every table of the Hearth database, as kysely sees it. Later features add their tables here. */
 export interface Database {
@@ -54,6 +55,9 @@ export interface Database {
   derived_outputs: import('./derived-outputs.table').DerivedOutputsTable;
   inbox_entries: import('./inbox.table').InboxEntriesTable;
   node_graphs: import('./node-graphs.table').NodeGraphsTable;
+  client_data_namespaces: import('./client-data.table').ClientDataNamespacesTable;
+  session_state_mutations: import('./client-data.table').SessionStateMutationsTable;
+  client_data_usage: import('./client-data.table').ClientDataUsageTable;
   llm_profiles: import('./settings.table').LlmProfilesTable;
   mcp_servers: import('./settings.table').McpServersTable;
   tool_policies: import('./settings.table').ToolPoliciesTable;

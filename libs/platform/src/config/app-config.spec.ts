@@ -126,6 +126,24 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ GENERATION_QUEUE_TIMEOUT_MS: 'soon' })).toThrow(/GENERATION_QUEUE_TIMEOUT_MS/);
   });
 
+  it('reads the client data switch and the account limits (at least 1)', () => {
+    expect(loadConfig({}).clientData).toEqual({
+      enabled: true,
+      accountMaxItems: 100_000,
+      accountMaxBytes: 256 * 1024 * 1024,
+    });
+    expect(
+      loadConfig({
+        ENABLE_CLIENT_DATA: 'false',
+        CLIENT_DATA_ACCOUNT_MAX_ITEMS: '1',
+        CLIENT_DATA_ACCOUNT_MAX_BYTES: '1',
+      }).clientData,
+    ).toEqual({ enabled: false, accountMaxItems: 1, accountMaxBytes: 1 });
+    expect(() => loadConfig({ ENABLE_CLIENT_DATA: 'maybe' })).toThrow(/ENABLE_CLIENT_DATA/);
+    expect(() => loadConfig({ CLIENT_DATA_ACCOUNT_MAX_ITEMS: '0' })).toThrow(/CLIENT_DATA_ACCOUNT_MAX_ITEMS/);
+    expect(() => loadConfig({ CLIENT_DATA_ACCOUNT_MAX_BYTES: '0' })).toThrow(/CLIENT_DATA_ACCOUNT_MAX_BYTES/);
+  });
+
   it('reads the job lease and the queue lock duration (defaults 60 s and 30 s)', () => {
     expect(loadConfig({})).toMatchObject({ jobLeaseMs: 60_000, jobLockDurationMs: 30_000 });
     expect(loadConfig({ JOB_LEASE_MS: '4000', JOB_LOCK_DURATION_MS: '1000' })).toMatchObject({

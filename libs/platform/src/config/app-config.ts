@@ -74,6 +74,13 @@ export interface AppConfig {
   generationQueueTimeoutMs: number;
   /** `TURN_COMMIT_LOCK_TIMEOUT_MS`: a turn's commit waiting longer for a lock answers 503 `commit_busy`. */
   turnCommitLockTimeoutMs: number;
+  /**
+   * Client data (docs/decisions.md "Client data and session state"): `ENABLE_CLIENT_DATA` (false: the
+   * namespace and state routes and `session_state_writes` answer 503 `feature_unavailable`), and the
+   * account's stored session state writes and their value bytes (`CLIENT_DATA_ACCOUNT_MAX_ITEMS`,
+   * `CLIENT_DATA_ACCOUNT_MAX_BYTES`).
+   */
+  clientData: { enabled: boolean; accountMaxItems: number; accountMaxBytes: number };
 }
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -253,6 +260,11 @@ export function loadConfig(env: Env, defaults: ConfigDefaults = {}): AppConfig {
     generationConcurrency: int('GENERATION_CONCURRENCY', 64, 1),
     generationQueueTimeoutMs: int('GENERATION_QUEUE_TIMEOUT_MS', 30_000, 1),
     turnCommitLockTimeoutMs: int('TURN_COMMIT_LOCK_TIMEOUT_MS', 5_000, 1),
+    clientData: {
+      enabled: bool('ENABLE_CLIENT_DATA', true),
+      accountMaxItems: int('CLIENT_DATA_ACCOUNT_MAX_ITEMS', 100_000, 1),
+      accountMaxBytes: int('CLIENT_DATA_ACCOUNT_MAX_BYTES', 256 * 1024 * 1024, 1),
+    },
   };
 
   if (problems.length > 0) throw new ConfigError(problems);

@@ -1,0 +1,89 @@
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  CLIENT_DATA_LIMITS,
+  DomainError,
+  checkNamespaceDescription,
+  checkNamespaceNameFree,
+  namespaceSettings,
+  newId,
+  type NamespaceSettings,
+} from '@hearth/domain';
+import type { Actor } from '@hearth/permissions';
+import {
+  clientDataRepository,
+  inTransaction,
+  isUniqueViolation,
+  type ClientDataNamespaceRow,
+  type Db,
+} from '@hearth/persistence';
+import { CONFIG, DB, type AppConfig } from '@hearth/platform';
+import { OperationLogWriter } from '../operation-logs/operation-log-writer';
+import {
+  clientDataNamespaceConflict,
+  clientDataNamespaceRef,
+  requireClientDataEnabled,
+} from './client-data-rules';
+
+export const CLIENT_DATA_NAMESPACE_ID_PREFIX = 'cdns';
+
+export interface CreateClientDataNamespaceInput extends Partial<NamespaceSettings> {
+  /** Matches CLIENT_DATA_LIMITS.namespaceName (the request schema checks it). */
+  name: string;
+}
+
+/**
+ * `POST /client-data/namespaces`: registers a namespace of the caller's account, with its
+ * `client_data_namespace.create` log. A public namespace's name is 409 `client_data_namespace_reserved`;
+ * a name the account already has is 409 `client_data_namespace_conflict` (the unique index decides,
+ * so concurrent registrations of one name get one row); past 100 namespaces, 409
+ * `client_data_namespace_limit_exceeded`.
+ */
+@Injectable()
+export class CreateClientDataNamespaceUseCase {
+  constructor(
+    @Inject(DB) private readonly db: Db,
+    @Inject(CONFIG) private readonly config: AppConfig,
+    private readonly logs: OperationLogWriter,
+  ) {}
+
+  async execute(actor: Actor, input: CreateClientDataNamespaceInput): Promise<ClientDataNamespaceRow> {
+    requireClientDataEnabled(this.config);
+    checkNamespaceNameFree(input.name);
+    checkNamespaceDescription(input.description);
+    const settings = namespaceSettings(input);
+    try {
+      return await inTransaction(this.db, async ({ tx }) => {
+        // The account's usage row orders concurrent registrations, so the count below is exact.
+        await clientDataRepository.lockUsage(tx, actor.accountId);
+        const registered = await clientDataRepository.countNamespaces(tx, actor.accountId);
+        if (registered >= CLIENT_DATA_LIMITS.namespacesPerAccount)
+          throw new DomainError(
+            'client_data_namespace_limit_exceeded',
+            409,
+            `An account may register at most ${CLIENT_DATA_LIMITS.namespacesPerAccount} namespaces`,
+            { max_namespaces: CLIENT_DATA_LIMITS.namespacesPerAccount },
+          );
+        const now = Date.now();
+        const row = await clientDataRepository.insertNamespace(tx, {
+          id: newId(CLIENT_DATA_NAMESPACE_ID_PREFIX),
+          account_id: actor.accountId,
+          name: input.name,
+          ...settings,
+          created_by_client_id: actor.clientId,
+          created_at: now,
+          updated_at: now,
+        });
+        await this.logs.write(tx, actor, {
+          action: 'client_data_namespace.create',
+          target_type: 'client_data_namespace',
+          target_id: row.id,
+          after_ref: clientDataNamespaceRef(row),
+        });
+        return row;
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw clientDataNamespaceConflict(input.name);
+      throw error;
+    }
+  }
+}
