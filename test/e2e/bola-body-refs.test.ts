@@ -649,7 +649,9 @@ describe('R8: ids in bodies and queries name only the caller’s own objects', (
 
   beforeAll(async () => {
     fake = await startFakeModelServer();
-    t = await startTurnsApp(fake, { env: { APP_SECRETS_MASTER_KEY: newMasterKey() } });
+    t = await startTurnsApp(fake, {
+      env: { APP_SECRETS_MASTER_KEY: newMasterKey(), ENABLE_CLIENT_DATA: 'true' },
+    });
     const world = await seedBolaWorld(t);
     ({ alice, bob, a } = world);
     for (const [kind, id] of Object.entries(world.b)) own[`b:${kind}`] = id;

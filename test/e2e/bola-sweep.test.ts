@@ -329,7 +329,9 @@ describe('R8: BOLA sweep over every route', () => {
 
   beforeAll(async () => {
     fake = await startFakeModelServer();
-    t = await startTurnsApp(fake, { env: { APP_SECRETS_MASTER_KEY: newMasterKey() } });
+    t = await startTurnsApp(fake, {
+      env: { APP_SECRETS_MASTER_KEY: newMasterKey(), ENABLE_CLIENT_DATA: 'true' },
+    });
     // Account A: one object of every kind; account B: its own objects of the parent kinds.
     const world = await seedBolaWorld(t);
     ({ alice, bob } = world);

@@ -25,7 +25,7 @@ describe('client data namespaces', () => {
   let client: Caller;
 
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ env: { ENABLE_CLIENT_DATA: 'true' } });
     owner = await createAccountCaller(t, { name: 'Owner' });
     other = await createAccountCaller(t, { name: 'Other' });
     client = await createClientCaller(t, owner.accountId, 'Side client');

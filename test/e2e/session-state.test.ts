@@ -18,6 +18,9 @@ import {
  * lineage (branches, retries), every `session_state_*` code is provoked, limits at and past the limit,
  * and a failed turn writes nothing.
  */
+/** Client data is off unless `ENABLE_CLIENT_DATA` turns it on. */
+const ON = { ENABLE_CLIENT_DATA: 'true' };
+
 describe('session state writes', () => {
   let fake: FakeModelServer;
   let database: TestDatabase;
@@ -27,7 +30,7 @@ describe('session state writes', () => {
   beforeAll(async () => {
     fake = await startFakeModelServer();
     database = await createTestDatabase();
-    t = await startTurnsApp(fake, { database });
+    t = await startTurnsApp(fake, { database, env: ON });
     stranger = await createAccountCaller(t, { name: 'Stranger' });
   }, 60_000);
   afterAll(async () => {
@@ -343,7 +346,7 @@ describe('session state writes', () => {
 
   it('409 account item and byte limits on the stored writes; deleting a session frees them', async () => {
     const limited = await startTurnsApp(fake, {
-      env: { CLIENT_DATA_ACCOUNT_MAX_ITEMS: '3', CLIENT_DATA_ACCOUNT_MAX_BYTES: '20' },
+      env: { ...ON, CLIENT_DATA_ACCOUNT_MAX_ITEMS: '3', CLIENT_DATA_ACCOUNT_MAX_BYTES: '20' },
     });
     try {
       const ns = await register({}, ADMIN_KEY, limited);
@@ -399,7 +402,7 @@ describe('session state writes', () => {
   });
 
   it('the account limit is checked again at commit: of two turns that each fit, the later one is refused', async () => {
-    const limited = await startTurnsApp(fake, { env: { CLIENT_DATA_ACCOUNT_MAX_ITEMS: '1' } });
+    const limited = await startTurnsApp(fake, { env: { ...ON, CLIENT_DATA_ACCOUNT_MAX_ITEMS: '1' } });
     try {
       const ns = await register({}, ADMIN_KEY, limited);
       const [a, b] = [await createSession(limited), await createSession(limited)];
@@ -544,7 +547,7 @@ $$`,
   });
 
   it('works the same on the embedded database (npm start without DATABASE_URL)', async () => {
-    const embedded = await startTurnsApp(fake, { embedded: true });
+    const embedded = await startTurnsApp(fake, { embedded: true, env: ON });
     try {
       const ns = await register({}, ADMIN_KEY, embedded);
       const session = await createSession(embedded);
@@ -567,8 +570,9 @@ $$`,
     }
   });
 
-  it('503 feature_unavailable when client data is not enabled', async () => {
-    const disabled = await startTurnsApp(fake, { env: { ENABLE_CLIENT_DATA: 'false' } });
+  it('503 feature_unavailable when client data is not enabled (the default)', async () => {
+    // Off by default (ENABLE_CLIENT_DATA).
+    const disabled = await startTurnsApp(fake);
     try {
       const session = await createSession(disabled);
       const res = await respond(

@@ -10,9 +10,9 @@ import { floorsOf, startFakeModelServer, startTurnsApp, until, type FakeModelSer
 /**
  * The service-side errors of the chat routes (spec 2 "Errors"; docs/decisions.md "Turns and runs"):
  * 503 `generation_queue_timeout` (every generation slot busy), 503 `commit_busy` (the commit waited
- * too long for a lock), 500 `turn_commit_failed`, 500 `orchestration_failed`, and the schema of
- * `session_state_writes` (the rest: test/e2e/session-state.test.ts). Each leaves no floor of the failed
- * turn and no running run behind.
+ * too long for a lock), 500 `turn_commit_failed`, 500 `orchestration_failed`, and 503
+ * `feature_unavailable` for `session_state_writes`. Each leaves no floor of the failed turn and no
+ * running run behind.
  */
 describe('turns: queue, commit and orchestration errors', () => {
   let fake: FakeModelServer;
@@ -217,17 +217,17 @@ $$`,
     ]);
   });
 
-  it('session_state_writes: 404 for an unregistered namespace, 400 for malformed items, nothing written', async () => {
+  it('session_state_writes: 503 feature_unavailable (client data is not enabled), 400 for malformed items', async () => {
     const session = await createSession(t);
     const before = await leftovers(session.id);
     const write = (items: unknown) =>
       post(`/sessions/${session.id}/respond`, { message: 'x', session_state_writes: items });
 
-    const unregistered = await write([{ namespace: 'inventory', slot: 'gold', value: 10 }]);
-    expect(unregistered.status).toBe(404);
-    expect(unregistered.body.error.code).toBe('session_state_namespace_not_registered');
+    const unavailable = await write([{ namespace: 'inventory', slot: 'gold', value: 10 }]);
+    expect(unavailable.status).toBe(503);
+    expect(unavailable.body.error.code).toBe('feature_unavailable');
     expect((await write([{ namespace: 'inventory', slot: 'gold', delete: true }])).body.error.code).toBe(
-      'session_state_namespace_not_registered',
+      'feature_unavailable',
     );
 
     for (const bad of [
@@ -243,14 +243,11 @@ $$`,
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe('validation_error');
     }
-    // Limits: at most 100 items, namespace 1-128 and slot 1-256 characters (at the edge the schema passes
-    // and the unregistered namespace answers 404; past it: 400).
+    // Limits: at most 100 items, namespace 1-128 and slot 1-256 characters (at the edge: 503, past it: 400).
     const item = (namespace: string, slot: string) => ({ namespace, slot, value: 1 });
     const atEdge = await write(Array.from({ length: 100 }, (_, i) => item('n'.repeat(128), `s${i}`)));
-    expect(atEdge.body.error.code).toBe('session_state_namespace_not_registered');
-    expect((await write([item('n', 's'.repeat(256))])).body.error.code).toBe(
-      'session_state_namespace_not_registered',
-    );
+    expect(atEdge.body.error.code).toBe('feature_unavailable');
+    expect((await write([item('n', 's'.repeat(256))])).body.error.code).toBe('feature_unavailable');
     for (const past of [
       Array.from({ length: 101 }, (_, i) => item('n', `s${i}`)),
       [item('n'.repeat(129), 's')],

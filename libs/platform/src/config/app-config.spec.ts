@@ -128,17 +128,17 @@ describe('loadConfig', () => {
 
   it('reads the client data switch and the account limits (at least 1)', () => {
     expect(loadConfig({}).clientData).toEqual({
-      enabled: true,
+      enabled: false,
       accountMaxItems: 100_000,
       accountMaxBytes: 256 * 1024 * 1024,
     });
     expect(
       loadConfig({
-        ENABLE_CLIENT_DATA: 'false',
+        ENABLE_CLIENT_DATA: 'true',
         CLIENT_DATA_ACCOUNT_MAX_ITEMS: '1',
         CLIENT_DATA_ACCOUNT_MAX_BYTES: '1',
       }).clientData,
-    ).toEqual({ enabled: false, accountMaxItems: 1, accountMaxBytes: 1 });
+    ).toEqual({ enabled: true, accountMaxItems: 1, accountMaxBytes: 1 });
     expect(() => loadConfig({ ENABLE_CLIENT_DATA: 'maybe' })).toThrow(/ENABLE_CLIENT_DATA/);
     expect(() => loadConfig({ CLIENT_DATA_ACCOUNT_MAX_ITEMS: '0' })).toThrow(/CLIENT_DATA_ACCOUNT_MAX_ITEMS/);
     expect(() => loadConfig({ CLIENT_DATA_ACCOUNT_MAX_BYTES: '0' })).toThrow(/CLIENT_DATA_ACCOUNT_MAX_BYTES/);

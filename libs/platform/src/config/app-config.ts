@@ -75,7 +75,7 @@ export interface AppConfig {
   /** `TURN_COMMIT_LOCK_TIMEOUT_MS`: a turn's commit waiting longer for a lock answers 503 `commit_busy`. */
   turnCommitLockTimeoutMs: number;
   /**
-   * Client data (docs/decisions.md "Client data and session state"): `ENABLE_CLIENT_DATA` (false: the
+   * Client data (docs/decisions.md "Client data and session state"): `ENABLE_CLIENT_DATA` (default false: the
    * namespace and state routes and `session_state_writes` answer 503 `feature_unavailable`), and the
    * account's stored session state writes and their value bytes (`CLIENT_DATA_ACCOUNT_MAX_ITEMS`,
    * `CLIENT_DATA_ACCOUNT_MAX_BYTES`).
@@ -261,7 +261,7 @@ export function loadConfig(env: Env, defaults: ConfigDefaults = {}): AppConfig {
     generationQueueTimeoutMs: int('GENERATION_QUEUE_TIMEOUT_MS', 30_000, 1),
     turnCommitLockTimeoutMs: int('TURN_COMMIT_LOCK_TIMEOUT_MS', 5_000, 1),
     clientData: {
-      enabled: bool('ENABLE_CLIENT_DATA', true),
+      enabled: bool('ENABLE_CLIENT_DATA', false),
       accountMaxItems: int('CLIENT_DATA_ACCOUNT_MAX_ITEMS', 100_000, 1),
       accountMaxBytes: int('CLIENT_DATA_ACCOUNT_MAX_BYTES', 256 * 1024 * 1024, 1),
     },
