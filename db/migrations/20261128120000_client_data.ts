@@ -10,9 +10,9 @@ import { runStatements } from './run-statements';
  * - `session_state_mutations`: one row per landed write, on the floor of the turn that carried it, in
  *   request order (`seq`). The state a floor sees is, for each (namespace, slot), the newest write on the
  *   floor's lineage (docs: "State at a floor"); `present` is false for a `delete: true` write.
- * - `client_data_usage`: the account's stored writes and their value bytes, kept by statement triggers
- *   on `session_state_mutations` (cascaded deletes of sessions, floors and namespaces included), so the
- *   account limits are checked against one locked row.
+ * - `client_data_usage`: the account's stored values (writes that are not deletes) and their bytes, kept
+ *   by statement triggers on `session_state_mutations` (cascaded deletes of sessions, floors and
+ *   namespaces included), so the account limits are checked against one locked row.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await runStatements(
@@ -53,6 +53,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     );
     CREATE INDEX session_state_mutations_session ON session_state_mutations (session_id, namespace_id, slot);
     CREATE INDEX session_state_mutations_namespace ON session_state_mutations (namespace_id);
+    CREATE INDEX session_state_mutations_account ON session_state_mutations (account_id);
 
     CREATE TABLE client_data_usage (
       account_id text PRIMARY KEY REFERENCES accounts (id) ON DELETE CASCADE,
@@ -68,7 +69,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       `CREATE FUNCTION client_data_usage_added() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   INSERT INTO client_data_usage AS u (account_id, items, bytes)
-  SELECT account_id, count(*), coalesce(sum(value_bytes), 0) FROM added GROUP BY account_id
+  SELECT account_id, count(*) FILTER (WHERE present), coalesce(sum(value_bytes), 0)
+  FROM added GROUP BY account_id
   ON CONFLICT (account_id) DO UPDATE SET items = u.items + excluded.items, bytes = u.bytes + excluded.bytes;
   RETURN NULL;
 END
@@ -81,7 +83,7 @@ $$`,
 BEGIN
   UPDATE client_data_usage u
     SET items = greatest(u.items - d.items, 0), bytes = greatest(u.bytes - d.bytes, 0)
-  FROM (SELECT account_id, count(*) AS items, coalesce(sum(value_bytes), 0) AS bytes
+  FROM (SELECT account_id, count(*) FILTER (WHERE present) AS items, coalesce(sum(value_bytes), 0) AS bytes
         FROM removed GROUP BY account_id) d
   WHERE u.account_id = d.account_id;
   RETURN NULL;

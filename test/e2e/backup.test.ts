@@ -743,6 +743,7 @@ describe('Backup export and restore', () => {
         restored = await restoreBackupInTransaction(tx, actor, parseAccountBackup(doc), 'job_test', {
           access: t.app.get(ProjectAccess, { strict: false }),
           operationLogs: t.app.get(OperationLogWriter, { strict: false }),
+          clientDataLimits: { maxItems: 100_000, maxBytes: 1 << 28 },
         });
         throw new Error('fail after the restore');
       }).catch((error: unknown) => error);

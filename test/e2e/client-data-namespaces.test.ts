@@ -172,7 +172,7 @@ describe('client data namespaces', () => {
     it('keeps names unique per account (409 client_data_namespace_conflict), not across accounts', async () => {
       await created({ name: 'dup' });
       expectError(await post({ name: 'dup', max_items: 3 }), 409, 'client_data_namespace_conflict');
-      expectError(await post({ name: 'dup' }, client.apiKey), 409, 'client_data_namespace_conflict');
+      expectError(await post({ name: 'dup' }, client.apiKey), 403, 'client_data_namespace_account_only');
       expect((await post({ name: 'dup' }, other.apiKey)).status).toBe(201);
       const concurrent = await Promise.all([
         post({ name: 'race' }),
@@ -313,17 +313,28 @@ describe('client data namespaces', () => {
       expect((await post({ name: 'doomed' })).status).toBe(201);
     });
 
-    it('lets every Client of the account read and write; another account gets 404', async () => {
-      const byClient = await created({ name: 'by-client' }, client.apiKey);
-      expect((await get('/client-data/namespaces/by-client')).body.data.id).toBe(byClient.id);
-      expect(
-        (await get('/client-data/namespaces', client.apiKey)).body.data.map((n: { id: string }) => n.id),
-      ).toContain(byClient.id);
+    it('lets every Client of the account read, only the account itself write; another account gets 404', async () => {
       await created({ name: 'by-owner' });
       expect((await get('/client-data/namespaces/by-owner', client.apiKey)).status).toBe(200);
-      expect((await patch('by-owner', { max_items: 7 }, client.apiKey)).body.data.max_items).toBe(7);
-      const log = (await logs()).filter((l) => l.action === 'client_data_namespace.update').at(-1);
-      expect(log).toMatchObject({ actor_type: 'client', actor_id: client.clientId });
+      expect(
+        (await get('/client-data/namespaces', client.apiKey)).body.data.map((n: { name: string }) => n.name),
+      ).toContain('by-owner');
+      // A side Client would change every session of every Project: 403, nothing written.
+      const before = (await logs()).length;
+      expectError(
+        await post({ name: 'by-client' }, client.apiKey),
+        403,
+        'client_data_namespace_account_only',
+      );
+      expectError(
+        await patch('by-owner', { max_items: 7 }, client.apiKey),
+        403,
+        'client_data_namespace_account_only',
+      );
+      expectError(await del('by-owner', client.apiKey), 403, 'client_data_namespace_account_only');
+      expect((await logs()).length).toBe(before);
+      expect((await get('/client-data/namespaces/by-owner')).body.data.max_items).toBe(1000);
+      expectError(await get('/client-data/namespaces/by-client'), 404, 'client_data_namespace_not_found');
 
       for (const res of [
         await get('/client-data/namespaces/by-owner', other.apiKey),
@@ -331,8 +342,8 @@ describe('client data namespaces', () => {
         await del('by-owner', other.apiKey),
       ])
         expectError(res, 404, 'client_data_namespace_not_found');
-      expect((await get('/client-data/namespaces/by-owner')).body.data.max_items).toBe(7);
-      expect((await del('by-owner', client.apiKey)).body.data).toEqual({
+      expect((await patch('by-owner', { max_items: 7 })).body.data.max_items).toBe(7);
+      expect((await del('by-owner')).body.data).toEqual({
         name: 'by-owner',
         deleted: true,
         deleted_writes: 0,
@@ -607,10 +618,11 @@ describe('client data namespaces', () => {
           .reduce((s, r) => s + r.value_bytes, 0),
       });
       const usage = await get('/client-data/usage');
-      expect(usage.body.data).toMatchObject({ items: 5, bytes: rows.reduce((s, r) => s + r.value_bytes, 0) });
+      // Items are stored values: the delete (rows[4]) stores none.
+      expect(usage.body.data).toMatchObject({ items: 4, bytes: rows.reduce((s, r) => s + r.value_bytes, 0) });
 
       expect((await del('st.rpg')).body.data).toEqual({ name: 'st.rpg', deleted: true, deleted_writes: 3 });
-      expect((await get('/client-data/usage')).body.data).toMatchObject({ items: 2, bytes: 3 });
+      expect((await get('/client-data/usage')).body.data).toMatchObject({ items: 1, bytes: 3 });
       expect((await get(`/sessions/${sessionId}/state?floor_id=${first.id}`)).body.data.items).toEqual([
         expect.objectContaining({ namespace: 'st.notes', slot: 'a' }),
       ]);

@@ -239,6 +239,20 @@ describe('session state writes', () => {
     expect(late.body.error.code).toBe('session_state_namespace_not_registered');
     expect(await storedWrites(session.id)).toEqual([]);
     expect(await floorsOf(t, session.id)).toEqual([]);
+
+    // Deleted and registered again under the same name (other settings): still not the one checked.
+    expect((await post('/client-data/namespaces', { name: ns })).status).toBe(201);
+    fake.script({ reply: 'slow reply', delayMs: 600 });
+    const again = respond(session.id, [{ namespace: ns, slot: 's', value: 1 }]);
+    await until(() => fake.requests.length > 1, 5_000, 'the second model call');
+    expect((await t.http.delete(`/client-data/namespaces/${ns}`).set('x-api-key', ADMIN_KEY)).status).toBe(
+      200,
+    );
+    expect((await post('/client-data/namespaces', { name: ns, max_items: 1 })).status).toBe(201);
+    const reRegistered = await again;
+    expect(reRegistered.status).toBe(404);
+    expect(reRegistered.body.error.code).toBe('session_state_namespace_not_registered');
+    expect(await storedWrites(session.id)).toEqual([]);
   });
 
   it('409 session_state_public_write_forbidden for game_state', async () => {
@@ -290,6 +304,8 @@ describe('session state writes', () => {
       { namespace: ns, slot: 'a\u0000', value: 1 },
       { namespace: ns, slot: 's', value: 1, replay_safety: 'safe' },
       { namespace: ns, slot: 's', value: 1, source_floor_id: 'flr_x' },
+      { namespace: ns, slot: 's', delete: null },
+      { namespace: ns, slot: 's', value: 1, delete: null },
     ]) {
       const res = await respond(session.id, [bad]);
       expect(res.status).toBe(400);
@@ -364,18 +380,29 @@ describe('session state writes', () => {
           )
         ).status,
       ).toBe(200);
-      // Deletes are stored writes too (older floors keep what they saw).
+      // Every value stays stored (older floors keep what they saw); a delete stores none.
       expect(
         (await respond(session.id, [{ namespace: ns, slot: 'a', delete: true }], {}, limited)).status,
       ).toBe(200);
-      const items = await respond(session.id, [{ namespace: ns, slot: 'c', value: 3 }], {}, limited);
+      expect((await get('/client-data/usage', ADMIN_KEY, limited)).body.data).toMatchObject({
+        items: 2,
+        bytes: 2,
+      });
+      expect((await respond(session.id, [{ namespace: ns, slot: 'c', value: 3 }], {}, limited)).status).toBe(
+        200,
+      );
+      const items = await respond(session.id, [{ namespace: ns, slot: 'd', value: 4 }], {}, limited);
       expect(items.status).toBe(409);
       expect(items.body.error).toMatchObject({
         code: 'session_state_account_item_limit_exceeded',
         details: { items: 4, max_items: 3 },
       });
+      // At the limit, deletes are still taken: nothing stops a chat from clearing its state.
+      expect(
+        (await respond(session.id, [{ namespace: ns, slot: 'b', delete: true }], {}, limited)).status,
+      ).toBe(200);
       const usage = await get('/client-data/usage', ADMIN_KEY, limited);
-      expect(usage.body.data).toMatchObject({ items: 3, bytes: 2 });
+      expect(usage.body.data).toMatchObject({ items: 3, bytes: 3 });
 
       const deleted = await limited.http.delete(`/sessions/${session.id}`).set('x-api-key', ADMIN_KEY);
       expect(deleted.status).toBeLessThan(300);
@@ -499,6 +526,25 @@ $$`,
         confirmed_session_state_mutation_ids: [confirmId],
       });
       expect(editConfirmed.status).toBe(200);
+    });
+
+    it('a policy changed to block while the retry generates refuses it at commit', async () => {
+      const ns = await register({ replay_policy: 'replay' });
+      const session = await createSession(t);
+      const turn = await respond(session.id, [{ namespace: ns, slot: 'gold', value: 5 }]);
+      fake.script({ reply: 'late take', delayMs: 600 });
+      const pending = post(`/floors/${turn.body.data.floor_id}/retry`);
+      await until(() => fake.requests.length > 1, 5_000, 'the retry’s model call');
+      const patched = await t.http
+        .patch(`/client-data/namespaces/${ns}`)
+        .set('x-api-key', ADMIN_KEY)
+        .send({ replay_policy: 'block' });
+      expect(patched.status).toBe(200);
+      const retry = await pending;
+      expect(retry.status).toBe(409);
+      expect(retry.body.error.code).toBe('session_state_replay_blocked');
+      const [floor] = await floorsOf(t, session.id);
+      expect(floor.pages.filter((p) => p.page_kind === 'output')).toHaveLength(1);
     });
 
     it('block: 409 session_state_replay_blocked, confirmed or not', async () => {

@@ -122,6 +122,20 @@ export const clientDataRepository = {
     return tx.insertInto('session_state_mutations').values(rows).returningAll().execute();
   },
 
+  /** Every session state write of an account's standard sessions (a backup's), by session, floor, seq. */
+  async writesOfAccount(db: Executor, accountId: string): Promise<SessionStateMutationRow[]> {
+    return db
+      .selectFrom('session_state_mutations as m')
+      .innerJoin('sessions as s', 's.id', 'm.session_id')
+      .selectAll('m')
+      .where('m.account_id', '=', accountId)
+      .where('s.kind', '=', 'standard')
+      .orderBy('m.session_id')
+      .orderBy('m.floor_id')
+      .orderBy('m.seq')
+      .execute();
+  },
+
   /** The writes a floor's turn landed, in request order. */
   async mutationsOfFloor(db: Executor, floorId: string): Promise<SessionStateMutationRow[]> {
     return db

@@ -11,6 +11,17 @@ export const floorsRepository = {
     return db.selectFrom('floors').selectAll().where('id', '=', floorId).executeTakeFirst();
   },
 
+  /** The branch of each of the floors (floor id → branch id). */
+  async branchesOfFloors(db: Executor, floorIds: string[]): Promise<Map<string, string>> {
+    if (floorIds.length === 0) return new Map();
+    const rows = await db
+      .selectFrom('floors')
+      .select(['id', 'branch_id'])
+      .where('id', 'in', floorIds)
+      .execute();
+    return new Map(rows.map((row) => [row.id, row.branch_id]));
+  },
+
   /** A floor of the account in a standard session (a temporary conversation's floors read as missing). */
   async findFloorOfAccount(db: Executor, accountId: string, floorId: string): Promise<FloorRow | undefined> {
     return db

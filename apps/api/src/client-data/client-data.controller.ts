@@ -22,7 +22,8 @@ import {
 
 /**
  * The account's client data namespace registry (docs/decisions.md "Client data and session state"),
- * in `{data}`. Every Client of the account reads and writes it; another account's name is 404
+ * in `{data}`. Every Client of the account reads it, only the account itself (its default Client)
+ * writes it (403 `client_data_namespace_account_only`); another account's name is 404
  * `client_data_namespace_not_found`.
  */
 @ApiTags('client data')

@@ -2,6 +2,7 @@ import {
   BACKUP_SPEC,
   BACKUP_SPEC_VERSION,
   type BackupAssetVersion,
+  type BackupClientDataNamespace,
   type BackupDocument,
   type BackupOperationLog,
   type BackupSession,
@@ -10,6 +11,7 @@ import {
 } from '@hearth/domain';
 import {
   backupRepository,
+  clientDataRepository,
   type AssetKind,
   type BackupAssetVersionRow,
   type Executor,
@@ -38,6 +40,8 @@ export interface BackupCounts {
   floors: number;
   vc_tags: number;
   operation_logs: number;
+  client_data_namespaces: number;
+  session_state_writes: number;
 }
 
 export interface BuiltBackup {
@@ -119,16 +123,52 @@ export async function buildBackupDocument(
   accountId: string,
   options: BackupExportOptions,
 ): Promise<BuiltBackup> {
-  const [characterRows, presetRows, regexRows, worldbookRows, userCardRows, sessionRows, settingsRows] =
-    await Promise.all([
-      backupRepository.listCharacters(db, accountId),
-      backupRepository.listPresets(db, accountId),
-      backupRepository.listRegexProfiles(db, accountId),
-      backupRepository.listWorldbooks(db, accountId),
-      backupRepository.listUserCards(db, accountId),
-      backupRepository.listSessions(db, accountId),
-      backupRepository.listSessionPromptSettings(db, accountId),
-    ]);
+  const [
+    characterRows,
+    presetRows,
+    regexRows,
+    worldbookRows,
+    userCardRows,
+    sessionRows,
+    settingsRows,
+    namespaceRows,
+    stateWriteRows,
+  ] = await Promise.all([
+    backupRepository.listCharacters(db, accountId),
+    backupRepository.listPresets(db, accountId),
+    backupRepository.listRegexProfiles(db, accountId),
+    backupRepository.listWorldbooks(db, accountId),
+    backupRepository.listUserCards(db, accountId),
+    backupRepository.listSessions(db, accountId),
+    backupRepository.listSessionPromptSettings(db, accountId),
+    clientDataRepository.listNamespaces(db, accountId),
+    clientDataRepository.writesOfAccount(db, accountId),
+  ]);
+  const clientDataNamespaces = namespaceRows.map((n): BackupClientDataNamespace => ({
+    _original_id: n.id,
+    name: n.name,
+    description: n.description,
+    replay_policy: n.replay_policy,
+    max_items: n.max_items,
+    max_bytes: n.max_bytes,
+    created_at: n.created_at,
+    updated_at: n.updated_at,
+  }));
+  const stateWritesOf = new Map<string, BackupSession['session_state_writes'] & object>();
+  for (const w of stateWriteRows) {
+    const list = stateWritesOf.get(w.session_id) ?? [];
+    list.push({
+      _original_id: w.id,
+      namespace_id_ref: w.namespace_id,
+      floor_id_ref: w.floor_id,
+      seq: w.seq,
+      slot: w.slot,
+      present: w.present,
+      value: w.present ? w.value : null,
+      created_at: w.created_at,
+    });
+    stateWritesOf.set(w.session_id, list);
+  }
   const settingsOf = new Map(settingsRows.map((row) => [row.session_id, row]));
   const ids = <T extends { id: string }>(rows: T[]) => rows.map((row) => row.id);
   const [characterVersions, presetVersions, regexVersions, worldbookVersions, entryRows] = await Promise.all([
@@ -229,7 +269,8 @@ export async function buildBackupDocument(
     const data = chat.data as JsonObject;
     // The binding travels as the session's refs; the file's copy would carry this account's ids.
     delete data.character_binding;
-    for (const floor of data.floors as Array<{ _original_id: string }>) floorIds.add(floor._original_id);
+    const ownFloors = new Set((data.floors as Array<{ _original_id: string }>).map((f) => f._original_id));
+    for (const id of ownFloors) floorIds.add(id);
     const characterRef = keep(session.character_id, characterIds);
     const settings = settingsOf.get(session.id);
     sessions.push({
@@ -247,6 +288,10 @@ export async function buildBackupDocument(
       updated_at: session.updated_at,
       chat,
       prompt_settings: settings ? exportedPromptSettings(settings, accountId) : null,
+      // Writes on floors the chat file carries (every committed floor; a restore maps them by floor).
+      session_state_writes: (stateWritesOf.get(session.id) ?? []).filter((w) =>
+        ownFloors.has(w.floor_id_ref),
+      ),
     });
   }
   const sessionIds = exported(sessions);
@@ -310,6 +355,7 @@ export async function buildBackupDocument(
       sessions,
       vc_tags: vcTags,
       operation_logs: operationLogs,
+      client_data_namespaces: clientDataNamespaces,
     },
   };
   const content = JSON.stringify(document);
@@ -334,6 +380,8 @@ export async function buildBackupDocument(
       floors: floorIds.size,
       vc_tags: vcTags.length,
       operation_logs: operationLogs.length,
+      client_data_namespaces: clientDataNamespaces.length,
+      session_state_writes: sessions.reduce((sum, s) => sum + (s.session_state_writes?.length ?? 0), 0),
     },
   };
 }

@@ -20,6 +20,7 @@ import {
 } from '@hearth/persistence';
 import type { Insertable } from 'kysely';
 import { nchatExtras, writeNchatImport } from '../chat-transfer/chat-import-writer';
+import { restoreClientData } from './backup-client-data';
 import { MAIN_BRANCH } from '../conversation/session-conversation';
 import type { OperationLogWriter } from '../operation-logs/operation-log-writer';
 import { createSessionInTransaction } from '../sessions/create-session.use-case';
@@ -29,6 +30,8 @@ import type { ParsedAccountBackup } from './backup-rules';
 export interface BackupRestoreDeps {
   access: ProjectAccess;
   operationLogs: OperationLogWriter;
+  /** The account limits of session state (`CLIENT_DATA_ACCOUNT_MAX_ITEMS` / `_BYTES`). */
+  clientDataLimits: { maxItems: number; maxBytes: number };
 }
 
 type IdMap = Map<string, string>;
@@ -53,6 +56,9 @@ export interface BackupRestoreResult {
     vc_tags: number;
     operation_logs: number;
     operation_groups: number;
+    /** Namespaces registered by the restore (one the account already had by name is used as it is). */
+    client_data_namespaces: number;
+    session_state_writes: number;
   };
   /** Names that clashed with the account's and got ` (restored)`. */
   renamed: {
@@ -338,6 +344,15 @@ export async function restoreBackupInTransaction(
     for (const [from, to] of written.branchIds) branchIds.set(from, to);
   }
 
+  // ---- client data: namespaces by name, then the sessions' writes on their restored floors ----
+  const clientData = await restoreClientData(
+    tx,
+    actor,
+    data,
+    { sessionIds, floorIds },
+    deps.clientDataLimits,
+  );
+
   // ---- tags (names unique per account) ----
   const renamedTags: Array<{ from: string; to: string }> = [];
   const takenTags = await backupRepository.takenTagNames(
@@ -450,6 +465,8 @@ export async function restoreBackupInTransaction(
       vc_tags: data.vc_tags.length,
       operation_logs: data.operation_logs.length,
       operation_groups: groupIds.size,
+      client_data_namespaces: clientData.client_data_namespaces,
+      session_state_writes: clientData.session_state_writes,
     },
     renamed: { vc_tags: renamedTags, user_cards: renamedCards },
     id_map: {
@@ -461,7 +478,13 @@ export async function restoreBackupInTransaction(
       sessions: record(sessionIds),
       vc_tags: record(tagIds),
     },
-    warnings: parsed.warnings,
+    warnings: [
+      ...parsed.warnings,
+      ...clientData.reused_namespaces.map(
+        (name) =>
+          `client data namespace ${name} already existed: its writes were restored into it, its settings kept`,
+      ),
+    ],
   };
 }
 

@@ -79,6 +79,10 @@ export class RunBackupJobUseCase {
       const result = await restoreBackupInTransaction(tx, actor, parsed, job.id, {
         access: this.access,
         operationLogs: this.operationLogs,
+        clientDataLimits: {
+          maxItems: this.config.clientData.accountMaxItems,
+          maxBytes: this.config.clientData.accountMaxBytes,
+        },
       });
       await this.operationLogs.write(tx, actor, {
         action: 'restore_backup',

@@ -10,7 +10,8 @@ import type { AppConfig } from '@hearth/platform';
 
 /**
  * Client data routes (docs/decisions.md "Client data and session state"): the namespace registry is
- * the account's (every Client of the account reads and writes it; other accounts never see it), and
+ * the account's (every Client of the account reads it, only the account itself writes it; other
+ * accounts never see it), and
  * every route answers 503 `feature_unavailable` while `ENABLE_CLIENT_DATA` is off.
  */
 export function requireClientDataEnabled(config: AppConfig): void {
@@ -27,6 +28,20 @@ export const clientDataNamespaceConflict = (name: string) =>
   new DomainError('client_data_namespace_conflict', 409, `The account already has a namespace ${name}`, {
     name,
   });
+
+/**
+ * Every Client of the account reads the namespaces; only the account itself (its default Client)
+ * registers, changes or deletes them, because a change reaches every session of every Project (a delete
+ * removes their state): 403 `client_data_namespace_account_only`, like the Workspace registries.
+ */
+export function requireNamespaceWriter(actor: Actor): void {
+  if (actor.kind !== 'account')
+    throw new DomainError(
+      'client_data_namespace_account_only',
+      403,
+      'Only the account’s default Client may register, change or delete namespaces',
+    );
+}
 
 /** The caller's account's namespace `name` (locked with `lock`), or 404. */
 export async function requireNamespaceOfAccount(

@@ -22,6 +22,7 @@ import {
   clientDataNamespaceConflict,
   clientDataNamespaceRef,
   requireClientDataEnabled,
+  requireNamespaceWriter,
 } from './client-data-rules';
 
 export const CLIENT_DATA_NAMESPACE_ID_PREFIX = 'cdns';
@@ -48,6 +49,7 @@ export class CreateClientDataNamespaceUseCase {
 
   async execute(actor: Actor, input: CreateClientDataNamespaceInput): Promise<ClientDataNamespaceRow> {
     requireClientDataEnabled(this.config);
+    requireNamespaceWriter(actor);
     checkNamespaceNameFree(input.name);
     checkNamespaceDescription(input.description);
     const settings = namespaceSettings(input);

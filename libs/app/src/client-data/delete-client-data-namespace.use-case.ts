@@ -6,6 +6,7 @@ import { OperationLogWriter } from '../operation-logs/operation-log-writer';
 import {
   clientDataNamespaceRef,
   requireClientDataEnabled,
+  requireNamespaceWriter,
   requireNamespaceOfAccount,
 } from './client-data-rules';
 
@@ -32,6 +33,7 @@ export class DeleteClientDataNamespaceUseCase {
 
   async execute(actor: Actor, name: string): Promise<DeletedClientDataNamespace> {
     requireClientDataEnabled(this.config);
+    requireNamespaceWriter(actor);
     return inTransaction(this.db, async ({ tx }) => {
       const namespace = await requireNamespaceOfAccount(tx, actor, name, { lock: 'update' });
       const deletedWrites = await clientDataRepository.deleteNamespace(tx, namespace.id);

@@ -13,6 +13,7 @@ import { OperationLogWriter } from '../operation-logs/operation-log-writer';
 import {
   clientDataNamespaceRef,
   requireClientDataEnabled,
+  requireNamespaceWriter,
   requireNamespaceOfAccount,
 } from './client-data-rules';
 
@@ -39,6 +40,7 @@ export class UpdateClientDataNamespaceUseCase {
     input: UpdateClientDataNamespaceInput,
   ): Promise<ClientDataNamespaceRow> {
     requireClientDataEnabled(this.config);
+    requireNamespaceWriter(actor);
     requireSomeField(input, ['description', 'replay_policy', 'max_items', 'max_bytes']);
     checkNamespaceDescription(input.description);
     return inTransaction(this.db, async ({ tx }) => {

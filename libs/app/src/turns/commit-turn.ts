@@ -34,7 +34,7 @@ import {
 import { promoteStagedWrites, stageMutations, type StageableMutation } from '../variables/staged-writes';
 import { snapshotLocalView } from '../variables/variable-views';
 import { visibleRuntimeTrace } from './dry-run-result';
-import { landedWriteViews, landTurnStateWrites } from './session-state-writes';
+import { checkRetryStateReplay, landedWriteViews, landTurnStateWrites } from './session-state-writes';
 import { rememberCommittedFloor } from './turn-context';
 import type { PreparedTurnState, TurnResult } from './generate-turn.types';
 import type { LiveRun, RunEvent } from './runs/live-run';
@@ -143,6 +143,8 @@ export class TurnCommitter {
           const locked = await conversationRepository.lockFloor(tx, state.floor.id);
           if (!locked || locked.state !== 'committed') throw commitConflict(state.floor.id);
           if (locked.superseded_at !== null) throw generationTargetStale(state.branch.id);
+          // The namespaces' replay policies as they are now (one may have changed during the generation).
+          await checkRetryStateReplay(tx, locked.id, state.confirmedStateMutationIds);
           if (state.edit)
             await writePage(
               tx,

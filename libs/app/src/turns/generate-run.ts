@@ -223,6 +223,19 @@ export class TurnRunner {
           new DomainError('turn_commit_failed', 500, 'The turn could not be saved'),
         );
       }
+      // A rule's 500 with the database's error behind it (`session_state_stage_failed`): log the cause.
+      const cause = (error as { cause?: unknown }).cause;
+      if (error.status >= 500 && cause !== undefined)
+        this.logger.error(
+          {
+            msg: 'turn commit failed',
+            run_id: run.id,
+            code: error.code,
+            error: String(cause),
+            stack: (cause as Error)?.stack,
+          },
+          'TurnRunner',
+        );
       return this.fail(state, run, error);
     }
   }

@@ -123,6 +123,8 @@ export interface PreparedTurnState {
    * cache").
    */
   history?: { revision: string | null; inputMessages: MessageRow[] };
+  /** Retries: the floor's session state writes the client confirmed keeping (checked again at commit). */
+  confirmedStateMutationIds?: string[] | null;
   /** Respond: the request's session state writes, checked, to land when the turn commits. */
   stateWrites?: import('./session-state-writes').TurnStateWrites | null;
 }

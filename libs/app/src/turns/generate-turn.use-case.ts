@@ -263,8 +263,11 @@ export class GenerateTurnUseCase {
         floor_id: floor.id,
         step_count: 1,
       });
-    // The floor keeps the session state its turn wrote: a retry must be allowed to replay it.
-    await checkRetryStateReplay(this.db, floor.id, request.confirmed_session_state_mutation_ids);
+    // The floor keeps the session state its turn wrote: a retry must be allowed to replay it (read while
+    // the context loads; checked again in the commit).
+    const confirmed = request.confirmed_session_state_mutation_ids ?? null;
+    const replay = checkRetryStateReplay(this.db, floor.id, confirmed);
+    replay.catch(() => undefined);
     const content = editTarget ? (request as { content: string }).content : userMessage.content;
 
     const ctx = await this.context(actor, {
@@ -275,6 +278,7 @@ export class GenerateTurnUseCase {
       request,
       attemptId: newId('att'),
     });
+    await replay;
     if (!floor.parent_floor_id) {
       // Floor 0 with a user input: nothing came before it.
       ctx.engineInput.history = [];
@@ -306,6 +310,7 @@ export class GenerateTurnUseCase {
         debug: request.debug_options ?? {},
         fromStepIndex,
         inputLength: content.length,
+        confirmedStateMutationIds: confirmed,
       };
       return this.lock(tx, state, request.detach === true);
     });

@@ -31,6 +31,8 @@ export interface TurnStateWrites {
   /** The session's account: namespaces and limits are its. */
   accountId: string;
   writes: PreparedStateWrite[];
+  /** The id of each written namespace when checked: one deleted and registered again meanwhile is gone. */
+  namespaceIds: Map<string, string>;
 }
 
 /** A landed write as the turn's result shows it. */
@@ -69,16 +71,23 @@ export async function prepareTurnStateWrites(
     throw new DomainError('feature_unavailable', 503, 'Client data is not enabled on this server');
   const prepared = prepareSessionStateWrites(writes);
   const namespaces = await namespacesOrThrow(db, accountId, namespacesOf(prepared));
-  await checkLimits(db, config, accountId, prepared, namespaces, parentFloor);
-  return { accountId, writes: prepared };
+  await checkNamespaceLimitsAt(db, prepared, namespaces, parentFloor);
+  checkAccountLimits(await clientDataRepository.usage(db, accountId), prepared, accountLimits(config));
+  return {
+    accountId,
+    writes: prepared,
+    namespaceIds: new Map([...namespaces].map(([name, row]) => [name, row.id])),
+  };
 }
 
 /**
  * Lands the writes on the committed floor, in the commit's transaction: the namespaces are share-locked
- * (a namespace deleted meanwhile is 404 `session_state_namespace_not_registered`), the account's usage
- * row is locked, the limits are checked against the floor's lineage, then the writes are inserted in
- * request order. A failure that is not a rule's answer (nor a lock wait, which stays `commit_busy`) is
- * 500 `session_state_stage_failed`.
+ * (one deleted meanwhile, even if registered again, is 404 `session_state_namespace_not_registered`),
+ * their limits are checked against the floor's lineage (the branch lock keeps it still), then the
+ * account's usage row is locked and its limits checked, and the writes are inserted in request order
+ * (the usage lock, which orders every turn of the account that writes, is held for the shortest part).
+ * A failure that is not a rule's answer (nor a lock wait, which stays `commit_busy`) is 500
+ * `session_state_stage_failed`, with the database's error as its `cause`.
  */
 export async function landTurnStateWrites(
   tx: Tx,
@@ -92,10 +101,12 @@ export async function landTurnStateWrites(
     const namespaces = new Map<string, ClientDataNamespaceRow>();
     for (const name of names) {
       const row = await clientDataRepository.lockNamespace(tx, pending.accountId, name, 'share');
-      if (!row) throw notRegistered(name);
+      if (!row || row.id !== pending.namespaceIds.get(name)) throw notRegistered(name);
       namespaces.set(name, row);
     }
-    await checkLimits(tx, config, pending.accountId, pending.writes, namespaces, floor, true);
+    await checkNamespaceLimitsAt(tx, pending.writes, namespaces, floor);
+    const usage = await clientDataRepository.lockUsage(tx, pending.accountId);
+    checkAccountLimits(usage, pending.writes, accountLimits(config));
     return await clientDataRepository.insertMutations(
       tx,
       pending.writes.map((write, index) => ({
@@ -148,8 +159,9 @@ export const landedWriteViews = (rows: readonly SessionStateMutationRow[]): Land
 /** Each item has exactly one of `value` and `delete: true` (400 `validation_error`). */
 function checkWriteShapes(writes: readonly SessionStateWriteInput[] | null): void {
   const fields = (writes ?? []).flatMap((write, i) =>
-    (write.value === undefined) === (write.delete === undefined)
-      ? [{ field: `session_state_writes[${i}]`, message: 'exactly one of value and delete' }]
+    (write.value !== undefined) === (write.delete === true) ||
+    (write.delete !== undefined && write.delete !== true)
+      ? [{ field: `session_state_writes[${i}]`, message: 'exactly one of value and delete: true' }]
       : [],
   );
   if (fields.length > 0)
@@ -167,27 +179,21 @@ async function namespacesOrThrow(
   return byName;
 }
 
+const accountLimits = (config: AppConfig) => ({
+  maxItems: config.clientData.accountMaxItems,
+  maxBytes: config.clientData.accountMaxBytes,
+});
+
 /**
- * The account limits (`lock`: on the locked usage row), then each written namespace's limits against
- * the slots `floor`'s lineage sees (the parent floor before the turn; the committed floor, which has no
- * writes yet, when landing).
+ * Each written namespace's limits against the slots `floor`'s lineage sees (the parent floor before the
+ * turn; the committed floor, which has no writes yet, when landing).
  */
-async function checkLimits(
+async function checkNamespaceLimitsAt(
   db: Executor,
-  config: AppConfig,
-  accountId: string,
   writes: PreparedStateWrite[],
   namespaces: ReadonlyMap<string, ClientDataNamespaceRow>,
   floor: Pick<FloorRow, 'line_id' | 'floor_no' | 'session_id'> | null,
-  lock = false,
 ): Promise<void> {
-  const usage = lock
-    ? await clientDataRepository.lockUsage(db as Tx, accountId)
-    : await clientDataRepository.usage(db, accountId);
-  checkAccountLimits(usage, writes, {
-    maxItems: config.clientData.accountMaxItems,
-    maxBytes: config.clientData.accountMaxBytes,
-  });
   const current = floor
     ? await clientDataRepository.slotsOnLineage(
         db,

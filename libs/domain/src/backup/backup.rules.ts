@@ -4,6 +4,13 @@ import { parseNchat } from '../formats/nchat-parse';
 import type { ParsedNchat } from '../formats/nchat';
 import type { NormalizedWorldbookEntry } from '../formats/worldbook';
 import { firstBadStringPath, isUnstorableText } from '../text/storable-text';
+import { jsonNestedDeeperThan } from '../text/json-depth';
+import {
+  CLIENT_DATA_LIMITS,
+  PUBLIC_NAMESPACES,
+  REPLAY_POLICIES,
+  type ReplayPolicy,
+} from '../client-data/session-state.rules';
 
 /**
  * The account backup document (spec 3 "Backup"; docs/decisions.md "Backup"): one JSON object,
@@ -139,6 +146,33 @@ export interface BackupSession {
   chat: JsonObject;
   /** Its prompt settings row; null (or absent: documents before this field) when it has none. */
   prompt_settings?: BackupPromptSettings | null;
+  /** Its session state writes, on its floors (absent in documents before this field: none). */
+  session_state_writes?: BackupSessionStateWrite[];
+}
+
+/** A registered client data namespace (docs/decisions.md "Client data and session state"). */
+export interface BackupClientDataNamespace {
+  _original_id: string;
+  name: string;
+  description: string | null;
+  replay_policy: ReplayPolicy;
+  max_items: number;
+  max_bytes: number;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A session state write a turn landed on one of the session's floors. */
+export interface BackupSessionStateWrite {
+  _original_id: string;
+  namespace_id_ref: string;
+  floor_id_ref: string;
+  seq: number;
+  slot: string;
+  present: boolean;
+  /** Any JSON when present; null for a delete. */
+  value: unknown;
+  created_at: number;
 }
 
 export interface BackupVcTag {
@@ -188,6 +222,8 @@ export interface BackupData {
   sessions: BackupSession[];
   vc_tags: BackupVcTag[];
   operation_logs: BackupOperationLog[];
+  /** The account's client data namespaces (absent in documents before this field: none). */
+  client_data_namespaces?: BackupClientDataNamespace[];
 }
 
 export interface BackupDocument {
@@ -311,6 +347,53 @@ function promptSettings(o: JsonObject, path: string): BackupPromptSettings | nul
     updated_at: time(p, 'updated_at', at),
     updated_by: nstr(p, 'updated_by', at),
   };
+}
+
+/**
+ * A session's `session_state_writes` (absent: none): each names a namespace of the backup and a floor of
+ * this session's chat, with a `seq` unique on its floor; a present write has a value (any JSON nested at
+ * most 128 levels), a delete has none.
+ */
+function sessionStateWrites(
+  o: JsonObject,
+  path: string,
+  known: { namespaceIds: Set<string>; ownFloors: Set<string>; stateWriteIds: Set<string> },
+): BackupSessionStateWrite[] {
+  if (o.session_state_writes === undefined) return [];
+  const seqs = new Set<string>();
+  return arr(o, 'session_state_writes', path).map((value, i): BackupSessionStateWrite => {
+    const at = `${path}.session_state_writes[${i}]`;
+    const w = obj(value, at);
+    const id = str(w, '_original_id', at, true);
+    if (known.stateWriteIds.has(id)) fail(`${at}._original_id`, `repeats ${JSON.stringify(id)}`);
+    known.stateWriteIds.add(id);
+    const namespace = str(w, 'namespace_id_ref', at, true);
+    if (!known.namespaceIds.has(namespace))
+      fail(`${at}.namespace_id_ref`, 'names no namespace of the backup');
+    const floor = str(w, 'floor_id_ref', at, true);
+    if (!known.ownFloors.has(floor)) fail(`${at}.floor_id_ref`, 'names no floor of this session');
+    const seq = int(w, 'seq', at, 1);
+    if (seqs.has(`${floor}\u0000${seq}`)) fail(`${at}.seq`, `repeats ${seq} on its floor`);
+    seqs.add(`${floor}\u0000${seq}`);
+    const slot = str(w, 'slot', at, true);
+    if ([...slot].length > 256) fail(`${at}.slot`, 'must be at most 256 characters');
+    const present = bool(w, 'present', at);
+    if (present && w.value === undefined) fail(`${at}.value`, 'is required when present is true');
+    if (!present && w.value !== undefined && w.value !== null)
+      fail(`${at}.value`, 'must be null for a delete');
+    if (present && jsonNestedDeeperThan(w.value, CLIENT_DATA_LIMITS.valueMaxDepth))
+      fail(`${at}.value`, `must nest at most ${CLIENT_DATA_LIMITS.valueMaxDepth} levels`);
+    return {
+      _original_id: id,
+      namespace_id_ref: namespace,
+      floor_id_ref: floor,
+      seq,
+      slot,
+      present,
+      value: present ? w.value : null,
+      created_at: time(w, 'created_at', at),
+    };
+  });
 }
 
 /** Records of one kind: objects with a unique non-empty `_original_id`. */
@@ -535,8 +618,40 @@ export function parseBackupDocument(input: unknown): ParsedBackup {
     };
   });
 
+  const namespaceIds = new Set<string>();
+  const namespaceNames = new Set<string>();
+  const clientDataNamespaces = (
+    data.client_data_namespaces === undefined ? [] : records(data, 'client_data_namespaces', namespaceIds)
+  ).map(({ o, path }): BackupClientDataNamespace => {
+    const name = str(o, 'name', path, true);
+    if (!CLIENT_DATA_LIMITS.namespaceName.test(name) || PUBLIC_NAMESPACES.includes(name))
+      fail(`${path}.name`, 'must be a namespace name an account can register');
+    if (namespaceNames.has(name)) fail(`${path}.name`, `repeats ${JSON.stringify(name)}`);
+    namespaceNames.add(name);
+    const description = nstr(o, 'description', path);
+    if (description !== null && [...description].length > CLIENT_DATA_LIMITS.descriptionMaxChars)
+      fail(`${path}.description`, `must be at most ${CLIENT_DATA_LIMITS.descriptionMaxChars} characters`);
+    const maxItems = int(o, 'max_items', path, 1);
+    if (maxItems > CLIENT_DATA_LIMITS.maxItemsCeiling)
+      fail(`${path}.max_items`, `must be at most ${CLIENT_DATA_LIMITS.maxItemsCeiling}`);
+    const maxBytes = int(o, 'max_bytes', path, 1);
+    if (maxBytes > CLIENT_DATA_LIMITS.maxBytesCeiling)
+      fail(`${path}.max_bytes`, `must be at most ${CLIENT_DATA_LIMITS.maxBytesCeiling}`);
+    return {
+      _original_id: o._original_id as string,
+      name,
+      description,
+      replay_policy: oneOf(o, 'replay_policy', path, REPLAY_POLICIES),
+      max_items: maxItems,
+      max_bytes: maxBytes,
+      created_at: time(o, 'created_at', path),
+      updated_at: time(o, 'updated_at', path),
+    };
+  });
+
   const characterVersionIds = new Set(characters.flatMap((c) => c.versions.map((v) => v._original_id)));
   const sessionIds = new Set<string>();
+  const stateWriteIds = new Set<string>();
   const floorIds = new Set<string>();
   const chats: ParsedNchat[] = [];
   const sessions = records(data, 'sessions', sessionIds).map(({ o, path }): BackupSession => {
@@ -554,7 +669,9 @@ export function parseBackupDocument(input: unknown): ParsedBackup {
       throw error;
     }
     chats.push(parsed);
+    const ownFloors = new Set<string>();
     for (const floor of parsed.chat.data.floors) {
+      ownFloors.add(floor._original_id);
       if (floorIds.has(floor._original_id)) {
         fail(
           `${path}.chat.data.floors`,
@@ -594,6 +711,7 @@ export function parseBackupDocument(input: unknown): ParsedBackup {
       updated_at: time(o, 'updated_at', path),
       chat,
       prompt_settings: promptSettings(o, path),
+      session_state_writes: sessionStateWrites(o, path, { namespaceIds, ownFloors, stateWriteIds }),
     };
   });
 
@@ -685,6 +803,7 @@ export function parseBackupDocument(input: unknown): ParsedBackup {
         sessions,
         vc_tags: vcTags,
         operation_logs: operationLogs,
+        client_data_namespaces: clientDataNamespaces,
       },
     },
     chats,

@@ -119,19 +119,22 @@ describe('session state rules', () => {
     });
   });
 
-  it('account limits count stored writes and their bytes, at the limit and past it', () => {
+  it('account limits count stored values and their bytes, at the limit and past it; deletes pass', () => {
     const writes = prepareSessionStateWrites([
       { namespace: 'a', slot: 's', value: 1 },
       { namespace: 'a', slot: 't', delete: true },
     ]);
     const limits = { maxItems: 5, maxBytes: 10 };
     expect(codeOf(() => checkAccountLimits({ items: 3, bytes: 9 }, writes, limits))).toBeNull();
-    expect(codeOf(() => checkAccountLimits({ items: 4, bytes: 0 }, writes, limits))).toBe(
+    expect(codeOf(() => checkAccountLimits({ items: 4, bytes: 0 }, writes, limits))).toBeNull();
+    expect(codeOf(() => checkAccountLimits({ items: 5, bytes: 0 }, writes, limits))).toBe(
       'session_state_account_item_limit_exceeded',
     );
     expect(codeOf(() => checkAccountLimits({ items: 0, bytes: 10 }, writes, limits))).toBe(
       'session_state_account_byte_limit_exceeded',
     );
+    // Only deletes: nothing is stored, so nothing is refused, even far past the limits.
+    expect(codeOf(() => checkAccountLimits({ items: 9, bytes: 99 }, [writes[1]], limits))).toBeNull();
   });
 
   it('replay: block refuses, confirm needs every id, replay passes', () => {

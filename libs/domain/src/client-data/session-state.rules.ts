@@ -85,8 +85,6 @@ const fieldError = (index: number, field: string, message: string) =>
  * `validation_error`; values over 256 KiB together are 409 `session_state_payload_too_large`.
  */
 export function prepareSessionStateWrites(writes: readonly SessionStateWriteInput[]): PreparedStateWrite[] {
-  const prepared: PreparedStateWrite[] = [];
-  let total = 0;
   for (const [index, write] of writes.entries()) {
     if (PUBLIC_NAMESPACES.includes(write.namespace))
       throw new DomainError(
@@ -95,6 +93,12 @@ export function prepareSessionStateWrites(writes: readonly SessionStateWriteInpu
         `The namespace ${write.namespace} is public: only the service writes it`,
         { index, namespace: write.namespace },
       );
+  }
+  const prepared: PreparedStateWrite[] = [];
+  let total = 0;
+  for (const [index, write] of writes.entries()) {
+    if (write.value === undefined && write.delete !== true)
+      throw fieldError(index, 'value', 'exactly one of value and delete: true');
     if (isUnstorableText(write.slot))
       throw fieldError(index, 'slot', 'must not hold NUL or an unpaired surrogate');
     if (write.delete === true) {
@@ -185,15 +189,18 @@ export function checkNamespaceLimits(
 
 /**
  * The account stores every landed write (older floors and other branches keep theirs): its stored
- * writes and their value bytes may not pass the account's limits: 409
- * `session_state_account_item_limit_exceeded` / `session_state_account_byte_limit_exceeded`.
+ * values (writes with a value; a delete stores none and is never refused) and their bytes may not pass
+ * the account's limits: 409 `session_state_account_item_limit_exceeded` /
+ * `session_state_account_byte_limit_exceeded`.
  */
 export function checkAccountLimits(
   usage: NamespaceUsage,
-  writes: readonly PreparedStateWrite[],
+  writes: readonly Pick<PreparedStateWrite, 'present' | 'bytes'>[],
   limits: { maxItems: number; maxBytes: number },
 ): void {
-  const items = usage.items + writes.length;
+  const added = writes.filter((w) => w.present).length;
+  if (added === 0) return;
+  const items = usage.items + added;
   const bytes = usage.bytes + writes.reduce((sum, w) => sum + w.bytes, 0);
   if (items > limits.maxItems)
     throw new DomainError(
