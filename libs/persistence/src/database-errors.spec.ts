@@ -6,6 +6,7 @@ describe('classifyDatabaseError', () => {
     [{ code: '22P05' }, 'invalid_text'],
     [{ code: '22P02', detail: 'Unicode low surrogate must follow a high surrogate.' }, 'invalid_text'],
     [{ code: '22P02', message: 'invalid input syntax for type integer: "x"' }, null],
+    [{ code: '22003' }, 'out_of_range'],
     [{ code: '40001' }, 'busy'],
     [{ code: '40P01' }, 'busy'],
     [{ code: '08006' }, 'unavailable'],

@@ -1,11 +1,12 @@
 /**
  * Turns a database driver failure into what the caller should be told. Postgres SQLSTATE codes:
  * 22021/22P05 a NUL character in text or JSON, and 22P02 naming a surrogate an unpaired UTF-16
- * surrogate in JSON (bad input, not a server fault); 40001/40P01 a
+ * surrogate in JSON, and 22003 a number past what its column or the query can hold (bad input, not a
+ * server fault); 40001/40P01 a
  * serialisation failure or deadlock and 55P03 a lock timeout (busy: retry later); class 08, 57P01-57P03
  * and refused connections (the database is unreachable or restarting).
  */
-export type DatabaseErrorKind = 'invalid_text' | 'busy' | 'unavailable';
+export type DatabaseErrorKind = 'invalid_text' | 'out_of_range' | 'busy' | 'unavailable';
 
 const CONNECTION_CODES = new Set([
   'ECONNREFUSED',
@@ -26,6 +27,7 @@ export function classifyDatabaseError(error: unknown): DatabaseErrorKind | null 
     // A JSON parameter holding an unpaired UTF-16 surrogate (JSON.stringify writes it as `\udXXX`).
     if (code === '22P02' && /surrogate/i.test(String((error as { detail?: unknown }).detail ?? message)))
       return 'invalid_text';
+    if (code === '22003') return 'out_of_range';
     if (code === '40001' || code === '40P01' || code === '55P03') return 'busy';
     if (code.startsWith('08') || CONNECTION_CODES.has(code)) return 'unavailable';
   }

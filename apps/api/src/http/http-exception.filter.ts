@@ -74,6 +74,19 @@ export class HttpExceptionFilter implements ExceptionFilter {
         },
       };
     }
+    if (databaseError === 'out_of_range') {
+      // Bad input in practice (an offset or a number past its integer column); logged in case it is not.
+      this.logger.warn({ msg: 'number out of range', error: String(exception) }, 'HttpExceptionFilter');
+      return {
+        status: 400,
+        body: {
+          error: {
+            code: 'validation_error',
+            message: 'A number in the request is out of the range this value can hold',
+          },
+        },
+      };
+    }
     if (databaseError === 'busy') {
       return {
         status: 503,
