@@ -164,7 +164,10 @@ describe('event stream back-pressure', () => {
       stream.start(sink);
       return { sink, stream };
     });
-    await new Promise((r) => setTimeout(r, 100));
+    // Every stream has finished its first read (a slow machine can take longer than any fixed wait), so
+    // the batch below is applied as delivered, not read again by a catch-up.
+    const reading = (stream: ProjectEventStream) => (stream as unknown as { reading: boolean }).reading;
+    await waitFor(() => streams.every(({ stream }) => !reading(stream)), 'the streams’ first reads');
     const rows = await appendEventBatch(t, project, [{ type: 'kept.type' }, {}, { type: 'kept.type' }]);
     const batch = batchOf(rows, 0);
     for (const { stream } of streams) stream.deliver(batch);

@@ -592,8 +592,14 @@ describe('R12: oversized and hostile request bodies', () => {
           'content-type': 'application/json',
           'transfer-encoding': 'chunked',
         });
-        // Sent until the server answers (it answers without reading the rest, and closes).
-        const streaming = req.stream(total, { field: i % 2 === 0 ? 'title' : 'data', chunked: true });
+        // Sent until the server answers (it answers without reading the rest, and closes). A 1 ms pause
+        // between 64 KiB chunks (still ~1 GB/s offered by the 20) lets a loaded test process notice the
+        // answer: without it, it could push a whole body into a server that drains a closing socket.
+        const streaming = req.stream(total, {
+          field: i % 2 === 0 ? 'title' : 'data',
+          chunked: true,
+          delayMs: 1,
+        });
         return { req, streaming };
       });
       const concurrent = await serves(fresh, freshSessionId);

@@ -134,13 +134,16 @@ export class GenerateTurnUseCase {
     const model = this.resolve(actor, request.sessionId, request);
     model.catch(() => undefined);
     let ctx = await load();
-    const stateWrites = await prepareTurnStateWrites(
-      this.db,
-      this.config,
-      ctx.session.account_id,
-      request.session_state_writes ?? null,
-      ctx.parentFloor,
-    );
+    // Session state writes are checked before anything is written (a turn without any awaits nothing).
+    const stateWrites = request.session_state_writes?.length
+      ? await prepareTurnStateWrites(
+          this.db,
+          this.config,
+          ctx.session.account_id,
+          request.session_state_writes,
+          ctx.parentFloor,
+        )
+      : null;
     if (ctx.parentFloor?.state === 'generating') {
       // The head is another turn's generating floor: 409, unless that turn's process died (its run's
       // lease expired): then its floor is removed and the context read again.
