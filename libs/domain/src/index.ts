@@ -18,5 +18,5 @@ export * from './node-graphs/node-graph.rules';
 export * from './backup/backup.rules';
 export * from './client-data/session-state.rules';
 export * from './client-data/client-data-namespace.rules';
-export { STORABLE_TEXT } from './text/storable-text';
+export { STORABLE_TEXT, toStorableText } from './text/storable-text';
 export { JSON_MAX_DEPTH, jsonNestedDeeperThan } from './text/json-depth';

@@ -1,4 +1,4 @@
-import { IsIn, IsOptional, IsString, Length, Matches } from 'class-validator';
+import { IsIn, IsString, Length, Matches, ValidateIf } from 'class-validator';
 import type { ClientRow } from '@hearth/persistence';
 
 const NOT_BLANK = /\S/;
@@ -10,15 +10,15 @@ export class CreateClientDto {
   name!: string;
 }
 
-/** At least one field (checked by the use case). */
+/** At least one field (checked by the use case); null is not a value of either (400). */
 export class UpdateClientDto {
-  @IsOptional()
+  @ValidateIf((o: UpdateClientDto) => o.name !== undefined)
   @IsString()
   @Length(1, 120)
   @Matches(NOT_BLANK, { message: 'name must not be blank' })
   name?: string;
 
-  @IsOptional()
+  @ValidateIf((o: UpdateClientDto) => o.status !== undefined)
   @IsIn(['active', 'disabled'])
   status?: 'active' | 'disabled';
 }

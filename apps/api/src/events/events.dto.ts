@@ -1,6 +1,9 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { STORABLE_TEXT } from '@hearth/domain';
+
+const STORABLE = { message: '$property must not contain NUL characters or unpaired UTF-16 surrogates' };
 
 /** Filters shared by the event query and the event stream (spec 1 "Projects"). */
 export class ProjectEventStreamQueryDto {
@@ -22,6 +25,7 @@ export class ProjectEventStreamQueryDto {
   @IsOptional()
   @IsString()
   @MaxLength(2000)
+  @Matches(STORABLE_TEXT, STORABLE)
   types?: string;
 
   @ApiPropertyOptional({ description: 'Only events of this session; it must belong to the Project' })
@@ -29,6 +33,7 @@ export class ProjectEventStreamQueryDto {
   @IsString()
   @MinLength(1)
   @MaxLength(200)
+  @Matches(STORABLE_TEXT, STORABLE)
   session_id?: string;
 }
 

@@ -62,8 +62,8 @@ export class CreateSessionDto {
   @Length(1, BINDING_ID_MAX)
   preset_id?: string;
 
-  /** Up to 100 distinct ids. */
-  @IsOptional()
+  /** Up to 100 distinct ids (null is not a list: 400). */
+  @ValidateIf((o: { worldbook_ids?: unknown }) => o.worldbook_ids !== undefined)
   @IsArray()
   @ArrayMaxSize(WORLDBOOK_IDS_MAX)
   @ArrayUnique()

@@ -19,12 +19,19 @@ import {
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
-import { validationError } from '@hearth/domain';
+import { STORABLE_TEXT, validationError } from '@hearth/domain';
 
 /** A user message: 1-200,000 characters, not blank. */
 export const TURN_MESSAGE_MAX_CHARS = 200_000;
 const NOT_BLANK = /\S/;
 const NOT_BLANK_MESSAGE = { message: 'the message must not be empty or blank' };
+/**
+ * The edited text is written only when the retry commits, after the model call: text Postgres cannot
+ * store is refused here (a respond's message is written before the call and refused there).
+ */
+const STORABLE_TEXT_MESSAGE = {
+  message: 'the message must not contain NUL characters or unpaired UTF-16 surrogates',
+};
 
 /** Generation parameters of the chat routes (docs/decisions.md "Turns and runs"); null = not set. */
 export class GenerationParamsDto {
@@ -273,6 +280,7 @@ export class EditAndRegenerateDto extends RetryOptionsDto {
   @IsString()
   @Length(1, TURN_MESSAGE_MAX_CHARS)
   @Matches(NOT_BLANK, NOT_BLANK_MESSAGE)
+  @Matches(STORABLE_TEXT, STORABLE_TEXT_MESSAGE)
   content?: string;
 
   @ApiPropertyOptional({ minLength: 1, maxLength: TURN_MESSAGE_MAX_CHARS, description: 'Alias of `content`' })
@@ -280,6 +288,7 @@ export class EditAndRegenerateDto extends RetryOptionsDto {
   @IsString()
   @Length(1, TURN_MESSAGE_MAX_CHARS)
   @Matches(NOT_BLANK, NOT_BLANK_MESSAGE)
+  @Matches(STORABLE_TEXT, STORABLE_TEXT_MESSAGE)
   message?: string;
 }
 

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DomainError, ID_PREFIX, newId } from '@hearth/domain';
+import { DomainError, ID_PREFIX, newId, toStorableText } from '@hearth/domain';
 import { macroContextOf, type PromptEngineInput } from '@hearth/domain/prompt/engine';
 import { MacroSession } from '@hearth/domain/prompt/macros';
 import { applyRegexScripts, REGEX_PLACEMENTS } from '@hearth/domain/prompt/regex';
@@ -268,8 +268,9 @@ export class TurnCommitter {
           phase: status,
           phase_seq: run.row.phase_seq,
           error: JSON.stringify(errorBody),
-          pending_text: run.row.pending_text,
-          pending_reasoning: run.row.pending_reasoning,
+          pending_text: toStorableText(run.row.pending_text),
+          pending_reasoning:
+            run.row.pending_reasoning === null ? null : toStorableText(run.row.pending_reasoning),
           last_event_seq: run.lastSequence,
           updated_at: now,
           completed_at: now,

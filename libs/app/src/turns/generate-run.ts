@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DomainError } from '@hearth/domain';
+import { DomainError, toStorableText } from '@hearth/domain';
 import { classifyDatabaseError } from '@hearth/persistence';
 import {
   LLM_CLIENT,
@@ -183,6 +183,12 @@ export class TurnRunner {
       });
       result = await upstream.result;
       if (run.controller.signal.aborted) throw generationCancelled(run.cancelReason ?? 'cancelled');
+      // A reply holding NUL or a broken surrogate is stored with U+FFFD there, not refused by Postgres.
+      result = {
+        ...result,
+        text: toStorableText(result.text),
+        reasoning_text: result.reasoning_text === null ? null : toStorableText(result.reasoning_text),
+      };
     } catch (error) {
       const failure = generationError(error, run.cancelReason);
       if (failure.code === 'orchestration_failed')

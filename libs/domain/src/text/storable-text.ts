@@ -14,6 +14,16 @@ export const STORABLE_TEXT = /^(?:[^\u0000\ud800-\udfff]|[\ud800-\udbff][\udc00-
 /** True when the string holds a UTF-16 surrogate without its pair. */
 export const hasUnpairedSurrogate = (value: string): boolean => UNPAIRED_SURROGATE.test(value);
 
+/**
+ * The string with U+0000 and every unpaired surrogate replaced by U+FFFD, for text the service did not
+ * choose (a model's reply): stored as it reads instead of failing the write. The same string when clean.
+ */
+export const toStorableText = (value: string): string =>
+  isUnstorableText(value) ? value.replace(UNPAIRED_OR_NUL, '\ufffd') : value;
+
+// eslint-disable-next-line no-control-regex -- NUL is exactly what this replaces
+const UNPAIRED_OR_NUL = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
 /** True when the string holds U+0000 or an unpaired surrogate. */
 export const isUnstorableText = (value: string): boolean =>
   value.includes('\u0000') || hasUnpairedSurrogate(value);
