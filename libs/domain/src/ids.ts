@@ -27,6 +27,8 @@ export const ID_PREFIX = {
   derivedOutput: 'dout',
   inboxEntry: 'inbox',
   nodeGraph: 'ngr',
+  clientDataNamespace: 'cdns',
+  sessionStateMutation: 'ssm',
   llmProfile: 'llmp',
   mcpServer: 'mcp',
   toolPolicy: 'tpol',

@@ -1,7 +1,6 @@
-import { checkAccountLimits, CLIENT_DATA_LIMITS, DomainError, newId, type BackupData } from '@hearth/domain';
+import { checkAccountLimits, checkNamespaceCount, ID_PREFIX, newId, type BackupData } from '@hearth/domain';
 import type { Actor } from '@hearth/permissions';
 import { clientDataRepository, floorsRepository, type Tx } from '@hearth/persistence';
-import { CLIENT_DATA_NAMESPACE_ID_PREFIX } from '../client-data/create-client-data-namespace.use-case';
 
 /** Rows per INSERT of restored writes (15 parameters each, well under Postgres' 65,535). */
 const WRITES_PER_INSERT = 1000;
@@ -52,13 +51,7 @@ export async function restoreClientData(
   );
   const registered = await clientDataRepository.countNamespaces(tx, accountId);
   const created = namespaces.filter((n) => !existing.has(n.name));
-  if (registered + created.length > CLIENT_DATA_LIMITS.namespacesPerAccount)
-    throw new DomainError(
-      'client_data_namespace_limit_exceeded',
-      409,
-      `The restore would register ${created.length} namespaces; an account may have at most ${CLIENT_DATA_LIMITS.namespacesPerAccount}`,
-      { max_namespaces: CLIENT_DATA_LIMITS.namespacesPerAccount, registered, restored: created.length },
-    );
+  checkNamespaceCount(registered, created.length);
   const namespaceIds = new Map<string, { id: string; name: string }>();
   for (const n of namespaces) {
     const own = existing.get(n.name);
@@ -68,7 +61,7 @@ export async function restoreClientData(
       continue;
     }
     const row = await clientDataRepository.insertNamespace(tx, {
-      id: newId(CLIENT_DATA_NAMESPACE_ID_PREFIX),
+      id: newId(ID_PREFIX.clientDataNamespace),
       account_id: accountId,
       name: n.name,
       description: n.description,
@@ -96,7 +89,7 @@ export async function restoreClientData(
     const floorId = maps.floorIds.get(write.floor_id_ref)!;
     const namespace = namespaceIds.get(write.namespace_id_ref)!;
     return {
-      id: newId('ssm'),
+      id: newId(ID_PREFIX.sessionStateMutation),
       account_id: accountId,
       namespace_id: namespace.id,
       namespace: namespace.name,

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
-  CLIENT_DATA_LIMITS,
-  DomainError,
+  ID_PREFIX,
+  checkNamespaceCount,
   checkNamespaceDescription,
   checkNamespaceNameFree,
   namespaceSettings,
@@ -24,8 +24,6 @@ import {
   requireClientDataEnabled,
   requireNamespaceWriter,
 } from './client-data-rules';
-
-export const CLIENT_DATA_NAMESPACE_ID_PREFIX = 'cdns';
 
 export interface CreateClientDataNamespaceInput extends Partial<NamespaceSettings> {
   /** Matches CLIENT_DATA_LIMITS.namespaceName (the request schema checks it). */
@@ -58,16 +56,10 @@ export class CreateClientDataNamespaceUseCase {
         // The account's usage row orders concurrent registrations, so the count below is exact.
         await clientDataRepository.lockUsage(tx, actor.accountId);
         const registered = await clientDataRepository.countNamespaces(tx, actor.accountId);
-        if (registered >= CLIENT_DATA_LIMITS.namespacesPerAccount)
-          throw new DomainError(
-            'client_data_namespace_limit_exceeded',
-            409,
-            `An account may register at most ${CLIENT_DATA_LIMITS.namespacesPerAccount} namespaces`,
-            { max_namespaces: CLIENT_DATA_LIMITS.namespacesPerAccount },
-          );
+        checkNamespaceCount(registered, 1);
         const now = Date.now();
         const row = await clientDataRepository.insertNamespace(tx, {
-          id: newId(CLIENT_DATA_NAMESPACE_ID_PREFIX),
+          id: newId(ID_PREFIX.clientDataNamespace),
           account_id: actor.accountId,
           name: input.name,
           ...settings,

@@ -3,6 +3,7 @@ import {
   checkNamespaceLimits,
   checkStateReplay,
   DomainError,
+  ID_PREFIX,
   namespacesOf,
   newId,
   prepareSessionStateWrites,
@@ -110,7 +111,7 @@ export async function landTurnStateWrites(
     return await clientDataRepository.insertMutations(
       tx,
       pending.writes.map((write, index) => ({
-        id: newId('ssm'),
+        id: newId(ID_PREFIX.sessionStateMutation),
         account_id: pending.accountId,
         namespace_id: namespaces.get(write.namespace)!.id,
         namespace: write.namespace,

@@ -1,5 +1,6 @@
 import { DomainError } from '../errors';
 import {
+  checkNamespaceCount,
   checkNamespaceDescription,
   checkNamespaceNameFree,
   isNamespaceName,
@@ -78,5 +79,13 @@ describe('namespace registry rules', () => {
     expect(namespaceChanges(current, { description: null })).toEqual({ description: null });
     expect(namespaceChanges({ ...current, description: null }, { description: null })).toEqual({});
     expect(namespaceChanges(current, { description: undefined, max_bytes: 5 })).toEqual({ max_bytes: 5 });
+  });
+
+  it('counts namespaces: 100 in all pass, one more is refused, for one or several at once', () => {
+    expect(codeOf(() => checkNamespaceCount(99, 1))).toBeNull();
+    expect(codeOf(() => checkNamespaceCount(100, 1))).toBe('409 client_data_namespace_limit_exceeded');
+    expect(codeOf(() => checkNamespaceCount(60, 40))).toBeNull();
+    expect(codeOf(() => checkNamespaceCount(60, 41))).toBe('409 client_data_namespace_limit_exceeded');
+    expect(codeOf(() => checkNamespaceCount(150, 0))).toBeNull();
   });
 });

@@ -81,3 +81,18 @@ export function namespaceChanges(
   }
   return changes;
 }
+
+/**
+ * An account registers at most 100 namespaces: `registering` more on top of the `registered` ones is
+ * 409 `client_data_namespace_limit_exceeded` (the route registers one, a backup restore several).
+ */
+export function checkNamespaceCount(registered: number, registering: number): void {
+  const max = CLIENT_DATA_LIMITS.namespacesPerAccount;
+  if (registering > 0 && registered + registering > max)
+    throw new DomainError(
+      'client_data_namespace_limit_exceeded',
+      409,
+      `An account may register at most ${max} namespaces`,
+      { max_namespaces: max, registered, registering },
+    );
+}
