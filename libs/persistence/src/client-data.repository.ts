@@ -136,27 +136,19 @@ export const clientDataRepository = {
       .execute();
   },
 
-  /** The writes a floor's turn landed, in request order. */
-  async mutationsOfFloor(db: Executor, floorId: string): Promise<SessionStateMutationRow[]> {
-    return db
-      .selectFrom('session_state_mutations')
-      .selectAll()
-      .where('floor_id', '=', floorId)
-      .orderBy('seq', 'asc')
-      .execute();
-  },
-
-  /** The writes a floor's turn landed with their namespace's current replay policy (a retry's check). */
+  /**
+   * The writes a floor's turn landed, in request order, each with its namespace's current replay policy
+   * (a retry's check, the floor's write list).
+   */
   async landedWritesOfFloor(
     db: Executor,
     floorId: string,
-  ): Promise<
-    Array<{ id: string; namespace: string; slot: string; replay_policy: 'replay' | 'confirm' | 'block' }>
-  > {
+  ): Promise<Array<SessionStateMutationRow & { replay_policy: 'replay' | 'confirm' | 'block' }>> {
     return db
       .selectFrom('session_state_mutations as m')
       .innerJoin('client_data_namespaces as n', 'n.id', 'm.namespace_id')
-      .select(['m.id', 'm.namespace', 'm.slot', 'n.replay_policy'])
+      .selectAll('m')
+      .select('n.replay_policy')
       .where('m.floor_id', '=', floorId)
       .orderBy('m.seq', 'asc')
       .execute();

@@ -35,27 +35,16 @@ export class ListFloorSessionStateWritesUseCase {
   async execute(actor: Actor, floorId: string): Promise<FloorSessionStateWrite[]> {
     requireClientDataEnabled(this.config);
     const { floor } = await requireFloor(this.access, this.db, actor, floorId, 'project.read');
-    const writes = await clientDataRepository.mutationsOfFloor(this.db, floor.id);
-    if (writes.length === 0) return [];
-    const names = [...new Set(writes.map((w) => w.namespace))];
-    const namespaces = await clientDataRepository.findNamespaces(this.db, floor.account_id, names);
-    const policyOf = new Map(namespaces.map((n) => [n.id, n.replay_policy]));
-    // A namespace deleted between the two reads took its writes with it: they are left out.
-    return writes.flatMap((w) => {
-      const replayPolicy = policyOf.get(w.namespace_id);
-      if (replayPolicy === undefined) return [];
-      return [
-        {
-          id: w.id,
-          namespace: w.namespace,
-          slot: w.slot,
-          present: w.present,
-          value: w.value,
-          seq: w.seq,
-          replay_policy: replayPolicy,
-          created_at: w.created_at,
-        },
-      ];
-    });
+    const writes = await clientDataRepository.landedWritesOfFloor(this.db, floor.id);
+    return writes.map((w) => ({
+      id: w.id,
+      namespace: w.namespace,
+      slot: w.slot,
+      present: w.present,
+      value: w.value,
+      seq: w.seq,
+      replay_policy: w.replay_policy,
+      created_at: w.created_at,
+    }));
   }
 }
