@@ -1,3 +1,4 @@
+import { createServer, type AddressInfo } from 'node:net';
 import { archiveProject } from '../support/factories/projects';
 import { createSession } from '../support/factories/sessions';
 import { ADMIN_KEY, startTestApp, type TestApp } from '../support/test-app';
@@ -68,16 +69,23 @@ describe('turns: configuration and upstream errors', () => {
     expect(blocked.status).toBe(400);
     expect(blocked.body.error.code).toBe('ssrf_blocked');
 
+    // A port nothing listens on (taken, then released).
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const closedPort = (probe.address() as AddressInfo).port;
+    await new Promise((resolve) => probe.close(resolve));
     const closed = await app({
       LLM_PROVIDER: 'openai',
       LLM_MODEL: 'fake-model',
-      LLM_BASE_URL: 'http://127.0.0.1:1/v1',
+      LLM_BASE_URL: `http://127.0.0.1:${closedPort}/v1`,
       LLM_API_KEY: FAKE_KEY,
       ALLOW_PRIVATE_BASE_URL: 'true',
     });
     const unreachable = await respond(closed, session.id);
     expect(unreachable.status).toBe(502);
     expect(unreachable.body.error.code).toBe('generation_upstream_unreachable');
+    // The SDK's generic "Connection error." is followed by the cause's code.
+    expect(unreachable.body.error.message).toMatch(/\(ECONNREFUSED\)$/);
     expect(unreachable.text).not.toContain(FAKE_KEY);
     // None of them left a floor or a running run behind.
     expect(await floorsOf(t, session.id)).toEqual([]);

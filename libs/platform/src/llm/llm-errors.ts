@@ -34,7 +34,29 @@ export function toLlmError(
     return new LlmError('upstream_status', `Upstream answered ${e.status}: ${message}`, e.status);
   if (e?.name === 'SyntaxError' || /JSON|parse|Unexpected token/i.test(message))
     return new LlmError('invalid_response', `The upstream response could not be read: ${message}`);
-  return new LlmError('network', `The upstream could not be reached: ${message}`);
+  const cause = redactSecrets(causeOf(e?.cause), [context.apiKey]);
+  return new LlmError(
+    'network',
+    `The upstream could not be reached: ${message}${cause && !message.includes(cause) ? ` (${cause})` : ''}`,
+  );
+}
+
+/**
+ * What lies under an SDK's generic "Connection error.": the first error code (`ECONNREFUSED`,
+ * `ENOTFOUND`, `UND_ERR_SOCKET`, ...) of the cause chain, else the innermost message, so a 502 says why.
+ */
+function causeOf(cause: unknown): string {
+  let innermost = '';
+  for (
+    let depth = 0, c = cause as { code?: unknown; message?: unknown; cause?: unknown } | undefined;
+    c && depth < 5;
+    depth++
+  ) {
+    if (typeof c.code === 'string' && c.code) return c.code;
+    if (typeof c.message === 'string' && c.message) innermost = c.message;
+    c = c.cause as typeof c;
+  }
+  return innermost.slice(0, 200);
 }
 
 /** An abort signal that fires on the caller's signal or after `timeoutMs`, and tells which happened. */
