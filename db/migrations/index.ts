@@ -30,6 +30,7 @@ import * as nodeGraphs from './20261127130000_node_graphs';
 import * as authorsNotePersonaPosition from './20261128100000_authors_note_persona_position';
 import * as authorsNoteBackfill from './20261128110000_authors_note_backfill';
 import * as clientData from './20261128120000_client_data';
+import * as pageStagedWriteSources from './20261128130000_page_staged_write_sources';
 
 /**
  * Every migration, in order. Forward only: a landed migration is never edited; a change is a new file
@@ -67,4 +68,5 @@ export const migrations: Record<string, Migration> = {
   '20261128100000_authors_note_persona_position': authorsNotePersonaPosition,
   '20261128110000_authors_note_backfill': authorsNoteBackfill,
   '20261128120000_client_data': clientData,
+  '20261128130000_page_staged_write_sources': pageStagedWriteSources,
 };

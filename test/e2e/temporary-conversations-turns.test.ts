@@ -467,6 +467,34 @@ describe('temporary conversations: turns, export, inspect, maintenance', () => {
         .executeTakeFirstOrThrow();
       expect(staged).toMatchObject({ session_id: source.id, reason: 'better wording', status: 'staged' });
       expect(staged.content).toEqual([{ role: 'assistant', content: 'Improved.' }]);
+      // The page's candidates list it; the conversation's own page is not a page to that route.
+      const listed = await get(`/pages/${targetPageId}/staged-writes`);
+      expect(listed.status).toBe(200);
+      expect(listed.body.data).toEqual({
+        page_id: targetPageId,
+        floor_id: src.body.data.floor_id,
+        session_id: source.id,
+        branch_id: expect.any(String),
+        items: [
+          {
+            id: res.body.data.staged_write_id,
+            target: 'page_staged_write',
+            status: 'staged',
+            target_page_id: targetPageId,
+            session_id: source.id,
+            source_kind: 'temporary_conversation',
+            source_conversation_id: c.id,
+            source_page_id: turn.body.data.page_id,
+            source_job_id: null,
+            reason: 'better wording',
+            messages: [{ role: 'assistant', content: 'Improved.' }],
+            created_by_client_id: expect.any(String),
+            created_at: res.body.data.created_at,
+          },
+        ],
+      });
+      const own = await get(`/pages/${turn.body.data.page_id}/staged-writes`);
+      expect([own.status, own.body.error?.code]).toEqual([404, 'page_not_found']);
       // The target page is unchanged.
       const floors = (await get(`/sessions/${source.id}/floors`)).body.data;
       const page = floors

@@ -81,6 +81,24 @@ describe('turns: regenerate, retry, retry-step, edit-and-regenerate', () => {
     expect(log).toMatchObject({ action: 'retry_floor', status: 'succeeded' });
   });
 
+  it('a retry body may repeat the floor of the path as floor_id; another floor is 400 with nothing written', async () => {
+    const { session, floors } = await chat(['one', 'two']);
+    const same = await post(`/floors/${floors[0].floor_id}/retry`, { floor_id: floors[0].floor_id });
+    expect(same.status).toBe(200);
+    expect(same.body.data.floor_id).toBe(floors[0].floor_id);
+    const calls = fake.requests.length;
+    const before = await floorsOf(t, session.id);
+    for (const path of ['retry', 'retry-step']) {
+      const other = await post(`/floors/${floors[0].floor_id}/${path}`, {
+        floor_id: floors[1].floor_id,
+        from_step_index: path === 'retry-step' ? 1 : undefined,
+      });
+      expect([other.status, other.body.error.code]).toEqual([400, 'validation_error']);
+    }
+    expect(fake.requests.length).toBe(calls);
+    expect(await floorsOf(t, session.id)).toEqual(before);
+  });
+
   it('regenerate retries the branch head; an empty branch has nothing to regenerate', async () => {
     const { session, floors } = await chat(['one', 'two']);
     fake.script({ reply: 'regenerated' });
@@ -106,10 +124,26 @@ describe('turns: regenerate, retry, retry-step, edit-and-regenerate', () => {
   });
 
   it('retry-step regenerates from step 1 and reports what was discarded; other steps do not exist', async () => {
-    const { floors } = await chat(['step']);
+    const { session, floors } = await chat(['step']);
+    const calls = fake.requests.length;
+    fake.script({ reply: 'stepped again' });
     const res = await post(`/floors/${floors[0].floor_id}/retry-step`, { from_step_index: 1 });
     expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({ discarded_from_step_index: 1, irreversible_side_effects: [] });
+    expect(res.body.data).toMatchObject({
+      floor_id: floors[0].floor_id,
+      generated_text: 'stepped again',
+      discarded_from_step_index: 1,
+      irreversible_side_effects: [],
+    });
+    // A new output page version from one new model call, the old one kept.
+    expect(fake.requests.length).toBe(calls + 1);
+    const [floor] = await floorsOf(t, session.id);
+    expect(
+      floor.pages.filter((p) => p.page_kind === 'output').map((p) => [p.version, p.is_active, p.id]),
+    ).toEqual([
+      [1, false, floors[0].page_id],
+      [2, true, res.body.data.page_id],
+    ]);
     const two = await post(`/floors/${floors[0].floor_id}/retry-step`, { from_step_index: 2 });
     expect(two.status).toBe(404);
     expect(two.body.error.code).toBe('retry_step_not_found');

@@ -281,6 +281,8 @@ export * from './temporary-conversations/get-temporary-transcript.use-case';
 export * from './temporary-conversations/end-temporary-conversation.use-case';
 export * from './temporary-conversations/inspect-temporary-conversation.use-case';
 export * from './temporary-conversations/export-temporary-conversation.use-case';
+export * from './page-candidates/list-page-candidates.use-case';
+export * from './page-candidates/stage-agent-page-candidate.use-case';
 export * from './temporary-conversations/expire-temporary-conversations.use-case';
 export * from './temporary-conversations/cleanup-temporary-conversations.use-case';
 export * from './node-graphs/node-graph-access';

@@ -29,6 +29,7 @@ export const ID_PREFIX = {
   nodeGraph: 'ngr',
   clientDataNamespace: 'cdns',
   sessionStateMutation: 'ssm',
+  pageStagedWrite: 'psw',
   llmProfile: 'llmp',
   mcpServer: 'mcp',
   toolPolicy: 'tpol',

@@ -20,6 +20,7 @@ export * from './members.repository';
 export * from './derived-outputs.repository';
 export * from './jobs.repository';
 export * from './agents.repository';
+export * from './page-staged-writes.repository';
 export * from './temporary-conversations.repository';
 export * from './inbox.repository';
 export * from './node-graphs.repository';

@@ -1,10 +1,9 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { Executor, Tx } from './database';
-import type { PageStagedWritesTable, SessionsTable, TemporaryConversationsTable } from './tables';
+import type { SessionsTable, TemporaryConversationsTable } from './tables';
 
 export type TemporaryConversationRow = Selectable<TemporaryConversationsTable>;
 export type NewTemporaryConversationRow = Insertable<TemporaryConversationsTable>;
-export type PageStagedWriteRow = Selectable<PageStagedWritesTable>;
 
 /** The terminal moves of an active conversation, with the column each one sets. */
 export type TemporaryTerminalStatus = 'finalized' | 'discarded' | 'cancelled' | 'expired';
@@ -205,9 +204,5 @@ export const temporaryConversationsRepository = {
       .orderBy('pages.created_at', 'desc')
       .limit(1)
       .executeTakeFirst();
-  },
-
-  async insertStagedWrite(tx: Tx, row: Insertable<PageStagedWritesTable>): Promise<PageStagedWriteRow> {
-    return tx.insertInto('page_staged_writes').values(row).returningAll().executeTakeFirstOrThrow();
   },
 };

@@ -6,7 +6,7 @@ import {
   type FloorWithPages,
   type PageWithMessagesView,
 } from '@hearth/app';
-import type { BranchRow, BranchWithHead, MessageRow } from '@hearth/persistence';
+import type { BranchRow, BranchWithHead, MessageRow, PageStagedWriteRow } from '@hearth/persistence';
 
 const ID_MAX = 200;
 export const BRANCH_NAME_MAX = 120;
@@ -118,4 +118,21 @@ export const toCreatedBranchView = (b: BranchRow) => ({
   branch_id: b.id,
   session_id: b.session_id,
   source_floor_id: b.source_floor_id,
+});
+
+/** A page candidate (target `page_staged_write`): an export's or an agent's proposed messages for a page. */
+export const toPageCandidateView = (row: PageStagedWriteRow) => ({
+  id: row.id,
+  target: row.target,
+  status: row.status,
+  target_page_id: row.target_page_id,
+  session_id: row.session_id,
+  source_kind: row.source_kind,
+  source_conversation_id: row.source_conversation_id,
+  source_page_id: row.source_page_id,
+  source_job_id: row.source_job_id,
+  reason: row.reason,
+  messages: row.content,
+  created_by_client_id: row.created_by_client_id,
+  created_at: row.created_at,
 });

@@ -5,6 +5,7 @@ import {
   GetFloorUseCase,
   ListBranchesUseCase,
   ListFloorsUseCase,
+  ListPageCandidatesUseCase,
   ResetBranchUseCase,
 } from '@hearth/app';
 import { FloorsController } from './floors.controller';
@@ -20,6 +21,7 @@ import { SessionConversationController } from './session-conversation.controller
     GetFloorUseCase,
     CreateBranchUseCase,
     ActivatePageUseCase,
+    ListPageCandidatesUseCase,
   ],
 })
 export class ConversationModule {}

@@ -14,6 +14,7 @@ import {
   RegenerateDto,
   RespondDto,
   RetryOptionsDto,
+  retriedFloorId,
   RetryFloorDto,
   RetryStepDto,
   type TurnOptionsDto,
@@ -101,7 +102,7 @@ export class TurnsController {
   ) {
     return this.turn(
       actor,
-      { kind: 'retry_floor', floorId: id, ...retryOptions(body) },
+      { kind: 'retry_floor', floorId: retriedFloorId(id, body), ...retryOptions(body) },
       req,
       res,
       isEventStream(accept),
@@ -120,7 +121,7 @@ export class TurnsController {
   ) {
     const request: TurnRequest = {
       kind: 'retry_step',
-      floorId: id,
+      floorId: retriedFloorId(id, body),
       from_step_index: body.from_step_index,
       ...retryOptions(body),
     };

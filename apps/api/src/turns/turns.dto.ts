@@ -255,11 +255,20 @@ export class RegenerateDto extends RetryOptionsDto {
   branch_id?: string;
 }
 
-/** `POST /floors/:id/retry`. */
-export class RetryFloorDto extends RetryOptionsDto {}
+/**
+ * `POST /floors/:id/retry`. `floor_id` may repeat the path's floor (the temporary-conversation retry
+ * body of spec 2 names its floor so); another id is 400 (`retriedFloorId`).
+ */
+export class RetryFloorDto extends RetryOptionsDto {
+  @ApiPropertyOptional({ description: 'The floor of the path, repeated (optional)' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 200)
+  floor_id?: string;
+}
 
 /** `POST /floors/:id/retry-step`. */
-export class RetryStepDto extends RetryOptionsDto {
+export class RetryStepDto extends RetryFloorDto {
   @ApiProperty({ minimum: 1, description: '1-based; a turn without tools has one step' })
   @IsInt()
   @Min(1)
@@ -300,6 +309,16 @@ export function editedText(body: EditAndRegenerateDto): string {
     });
   }
   return (body.content ?? body.message)!;
+}
+
+/** The floor a retry names: the path's; a body `floor_id` naming another floor is 400. */
+export function retriedFloorId(pathId: string, body: RetryFloorDto): string {
+  if (body.floor_id !== undefined && body.floor_id !== pathId) {
+    throw validationError('floor_id must be the floor of the path', {
+      fields: [{ field: 'floor_id', problems: ['floor_id must be the floor of the path'] }],
+    });
+  }
+  return pathId;
 }
 
 export const isEventStream = (accept: string | undefined) => /text\/event-stream/i.test(accept ?? '');

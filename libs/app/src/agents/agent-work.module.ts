@@ -5,14 +5,15 @@ import { DerivedOutputJournal } from '../derived-outputs/derived-output-journal'
 import { CreateInboxEntryUseCase } from '../inbox/create-inbox-entry.use-case';
 import { InboxAccess } from '../inbox/inbox-access';
 import { InboxJournal } from '../inbox/inbox-journal';
+import { StageAgentPageCandidateUseCase } from '../page-candidates/stage-agent-page-candidate.use-case';
 import { AgentRunDelivery } from './agent-run-delivery';
 import { AgentRunDispatcher } from './agent-run-dispatcher';
 import { AgentRunModel } from './agent-run-model';
 import { RunAgentJobUseCase } from './run-agent-job.use-case';
 
 /**
- * The worker side of agents: the `agent.run` job's work (RunAgentJobUseCase, with the derived output
- * and inbox write paths it delivers through) and the dispatch of trigger-created jobs. Needs the
+ * The worker side of agents: the `agent.run` job's work (RunAgentJobUseCase, with the derived output,
+ * inbox and page candidate write paths it delivers through) and the dispatch of trigger-created jobs. Needs the
  * worker's JobsModule (RunLedgerJobUseCase's settings) in the same application.
  */
 @Module({
@@ -27,6 +28,7 @@ import { RunAgentJobUseCase } from './run-agent-job.use-case';
     CreateInboxEntryUseCase,
     InboxAccess,
     InboxJournal,
+    StageAgentPageCandidateUseCase,
   ],
   exports: [RunAgentJobUseCase, AgentRunDispatcher],
 })

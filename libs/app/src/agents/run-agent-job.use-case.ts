@@ -9,6 +9,8 @@ import {
   storedAgentDefaults,
   truncatedView,
   type AgentRunPhase,
+  type AgentWritableTarget,
+  type AgentWriteNames,
 } from '@hearth/domain';
 import { ProjectAccess, visibleEventLevels, type Actor } from '@hearth/permissions';
 import {
@@ -122,8 +124,9 @@ export class RunAgentJobUseCase {
     const plan = planAgentDelivery(job.delivery_targets ?? [], effective.allowed_output_targets);
     const names = agentWriteNames(effective.metadata, type);
     let writes: AgentRunWrite[] = [];
+    const skipped = [...plan.skipped];
     if (!dryRun && plan.write.length > 0) {
-      writes = await this.delivery.deliver({
+      const delivered = await this.delivery.deliver({
         actor,
         projectId: project.id,
         targets: plan.write,
@@ -131,6 +134,7 @@ export class RunAgentJobUseCase {
         output,
         sourceSessionId: payload.session_id,
         sourceFloorId: payload.floor_id,
+        jobId: job.id,
         origin: {
           source: 'runtime_job',
           correlation_id: job.id,
@@ -142,6 +146,8 @@ export class RunAgentJobUseCase {
             ? await agentRunsRepository.writesOfJob(this.db, { projectId: project.id, jobId: job.id })
             : [],
       });
+      writes = delivered.writes;
+      skipped.push(...delivered.skipped);
     }
     return {
       dry_run: dryRun,
@@ -149,14 +155,8 @@ export class RunAgentJobUseCase {
       usage: reply.usage,
       output: truncatedView(output),
       writes,
-      planned_writes: dryRun
-        ? plan.write.map((target) =>
-            target === 'derived_output'
-              ? { target, domain: names.domain, status: names.status }
-              : { target, kind: names.inboxKind, title: names.inboxTitle },
-          )
-        : [],
-      skipped_targets: plan.skipped,
+      planned_writes: dryRun ? plan.write.map((target) => plannedWrite(target, names, payload.floor_id)) : [],
+      skipped_targets: skipped,
     };
   }
 
@@ -188,5 +188,17 @@ export class RunAgentJobUseCase {
       clientId: client.id,
       clientIsDefault: true,
     };
+  }
+}
+
+/** What a dry run would write to one target (a page candidate names the floor whose reply page gets it). */
+function plannedWrite(target: AgentWritableTarget, names: AgentWriteNames, floorId: string | null) {
+  switch (target) {
+    case 'derived_output':
+      return { target, domain: names.domain, status: names.status };
+    case 'project_inbox':
+      return { target, kind: names.inboxKind, title: names.inboxTitle };
+    case 'page_staged_write':
+      return { target, floor_id: floorId, reason: names.stagedWriteReason };
   }
 }

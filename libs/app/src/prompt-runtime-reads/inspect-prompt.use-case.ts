@@ -158,7 +158,6 @@ export class InspectPromptUseCase {
         generationParams: budgetParamsOf(input),
         policyOverride,
         access: 'read',
-        dryRun: true,
         sessionNotFoundCode: 'session_not_found',
       },
       { access: this.access, config: this.config },

@@ -53,7 +53,6 @@ export class PreviewPromptMacrosUseCase {
         intent: 'normal',
         userInput: input.message ?? null,
         access: 'read',
-        dryRun: true,
         sessionNotFoundCode: 'session_not_found',
       },
       { access: this.access, config: this.config },

@@ -1,9 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DomainError, newId } from '@hearth/domain';
+import { DomainError, ID_PREFIX, newId } from '@hearth/domain';
 import { ProjectAccess, type Actor } from '@hearth/permissions';
 import {
   floorsRepository,
   inTransaction,
+  pageStagedWritesRepository,
   temporaryConversationsRepository,
   type Db,
   type PageStagedWriteRow,
@@ -13,9 +14,6 @@ import { pageNotFound } from '../conversation/conversation-errors';
 import { loadFloorsWithPages } from '../conversation/floor-reads';
 import { OperationLogWriter } from '../operation-logs/operation-log-writer';
 import { conversationLogScope, ensureActive, requireConversation } from './temporary-conversation-access';
-
-/** The prefix of staged page write ids. */
-export const STAGED_WRITE_PREFIX = 'psw';
 
 export const noExportableOutput = (conversationId: string) =>
   new DomainError('no_exportable_output', 409, 'The conversation has no committed output page to export', {
@@ -64,14 +62,16 @@ export class ExportTemporaryConversationUseCase {
     const [loaded] = floor ? await loadFloorsWithPages(this.db, [floor]) : [];
     const messages = loaded?.pages.find((p) => p.page.id === source.page_id)?.messages ?? [];
     return inTransaction(this.db, async ({ tx }) => {
-      const row = await temporaryConversationsRepository.insertStagedWrite(tx, {
-        id: newId(STAGED_WRITE_PREFIX),
+      const row = await pageStagedWritesRepository.insert(tx, {
+        id: newId(ID_PREFIX.pageStagedWrite),
         account_id: conversation.account_id,
         project_id: conversation.project_id,
         session_id: page.session_id,
         target_page_id: page.id,
+        source_kind: 'temporary_conversation',
         source_conversation_id: conversationId,
         source_page_id: source.page_id,
+        source_job_id: null,
         target: 'page_staged_write',
         status: 'staged',
         reason: input.reason,

@@ -91,7 +91,6 @@ export class DryRunUseCase {
         generationParams: budgetParamsOf(input),
         policyOverride,
         access: 'read',
-        dryRun: true,
       },
       { access: this.access, config: this.config },
     );

@@ -277,7 +277,6 @@ export async function loadTurnContext(
     provider: { kind: model?.provider ?? null, model_id: model?.model_id ?? null },
     generation_params: request.generationParams ?? undefined,
     debug: request.debug ?? undefined,
-    dry_run: request.dryRun === true,
     token_encoding: encoding,
   };
   return {

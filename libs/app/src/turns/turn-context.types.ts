@@ -35,8 +35,6 @@ export interface TurnContextRequest {
   policyOverride?: Record<string, unknown> | null;
   /** `read` (dry-run, preview, inspect: `project.read`) or `write` (respond …: `project.session.write`). */
   access?: 'read' | 'write';
-  /** Dry runs read timed effects without advancing them; the seed is stable across dry runs. */
-  dryRun?: boolean;
   /** Distinguishes retries (part of the seed); absent for a dry-run and a first attempt. */
   attemptId?: string | null;
   /** The turn's instant (ms); default `Date.now()`. */

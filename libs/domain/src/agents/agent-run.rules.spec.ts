@@ -2,7 +2,9 @@ import {
   AGENT_RUN_OUTPUT_VIEW_MAX_BYTES,
   agentInstructions,
   agentWriteNames,
+  candidateMessages,
   DEFAULT_AGENT_INSTRUCTIONS,
+  PAGE_CANDIDATE_MAX_MESSAGES,
   jsonByteCount,
   parseAgentReply,
   planAgentDelivery,
@@ -64,6 +66,18 @@ describe('agent run rules', () => {
         { target: 'page_staged_write', reason: 'not_allowed' },
       ],
     });
+    expect(
+      planAgentDelivery(
+        ['page_staged_write', 'session_state_proposal', 'plugin_data', 'derived_output'],
+        ['page_staged_write', 'session_state_proposal', 'plugin_data', 'derived_output'],
+      ),
+    ).toEqual({
+      write: ['derived_output', 'page_staged_write'],
+      skipped: [
+        { target: 'session_state_proposal', reason: 'not_supported' },
+        { target: 'plugin_data', reason: 'not_supported' },
+      ],
+    });
     // Withdrawn from the grants since the job was created: not written.
     expect(planAgentDelivery(['derived_output'], [])).toEqual({
       write: [],
@@ -80,13 +94,32 @@ describe('agent run rules', () => {
       status: 'published',
       inboxKind: 'agent.summariser',
       inboxTitle: 'Summariser',
+      stagedWriteReason: 'agent.summariser',
     });
     expect(
       agentWriteNames(
-        { output_domain: 'mood', output_status: 'draft', inbox_kind: 'review', inbox_title: 'Check this' },
+        {
+          output_domain: 'mood',
+          output_status: 'draft',
+          inbox_kind: 'review',
+          inbox_title: 'Check this',
+          staged_write_reason: 'Tighter prose',
+        },
         type,
       ),
-    ).toEqual({ domain: 'mood', status: 'draft', inboxKind: 'review', inboxTitle: 'Check this' });
+    ).toEqual({
+      domain: 'mood',
+      status: 'draft',
+      inboxKind: 'review',
+      inboxTitle: 'Check this',
+      stagedWriteReason: 'Tighter prose',
+    });
+    expect(agentWriteNames({ staged_write_reason: 'r'.repeat(2000) }, type).stagedWriteReason).toHaveLength(
+      2000,
+    );
+    expect(agentWriteNames({ staged_write_reason: 'r'.repeat(2001) }, type).stagedWriteReason).toBe(
+      'agent.summariser',
+    );
     // Invalid values fall back: empty, too long, not a string, unknown status.
     expect(
       agentWriteNames(
@@ -96,6 +129,30 @@ describe('agent run rules', () => {
     ).toEqual(agentWriteNames({}, type));
     expect(agentWriteNames({ output_domain: 'd'.repeat(128) }, type).domain).toHaveLength(128);
     expect(agentWriteNames({}, { key: 'k'.repeat(120), name: 'n' }).domain).toBe(`agent.${'k'.repeat(120)}`);
+  });
+
+  it("makes a page candidate's messages from the output", () => {
+    const messages = [
+      { role: 'assistant', content: 'A rewrite.' },
+      { role: 'user', content: 'And a question?' },
+    ];
+    expect(candidateMessages({ messages, other: 1 })).toEqual(messages);
+    expect(candidateMessages({ text: 'plain reply' })).toEqual([
+      { role: 'assistant', content: 'plain reply' },
+    ]);
+    expect(candidateMessages({ content: 'c' })).toEqual([{ role: 'assistant', content: 'c' }]);
+    expect(candidateMessages('s')).toEqual([{ role: 'assistant', content: 's' }]);
+    expect(candidateMessages([1, 2])).toEqual([{ role: 'assistant', content: '[1,2]' }]);
+    expect(candidateMessages({ mood: 'calm' })).toEqual([{ role: 'assistant', content: '{"mood":"calm"}' }]);
+    // Messages that are not all well-formed are not used as messages: the output is kept as JSON text.
+    const badRole = { messages: [{ role: 'tool', content: 'x' }] };
+    expect(candidateMessages(badRole)).toEqual([{ role: 'assistant', content: JSON.stringify(badRole) }]);
+    expect(candidateMessages({ messages: [], text: 't' })).toEqual([{ role: 'assistant', content: 't' }]);
+    const atLimit = Array.from({ length: PAGE_CANDIDATE_MAX_MESSAGES }, () => messages[0]);
+    expect(candidateMessages({ messages: atLimit })).toHaveLength(PAGE_CANDIDATE_MAX_MESSAGES);
+    expect(candidateMessages({ messages: [...atLimit, messages[0]] })).toHaveLength(1);
+    // Text Postgres cannot store becomes U+FFFD.
+    expect(candidateMessages({ text: 'a\u0000b' })).toEqual([{ role: 'assistant', content: 'a\ufffdb' }]);
   });
 
   it('reads the job payload defensively and picks the instructions', () => {

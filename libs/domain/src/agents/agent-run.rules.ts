@@ -1,4 +1,5 @@
 import { isPlainObject } from '../formats/format.rules';
+import { toStorableText } from '../text/storable-text';
 import type { AgentOutputTarget } from './agent.rules';
 
 /**
@@ -25,8 +26,8 @@ export const DEFAULT_AGENT_INSTRUCTIONS =
   'You are a background agent of a roleplay conversation service. The user message is a JSON document ' +
   'describing what triggered you and what you may read. Answer with exactly one JSON object and nothing else.';
 
-/** The targets this build writes; the other allowed targets are reported as skipped. */
-export const AGENT_WRITABLE_TARGETS = ['derived_output', 'project_inbox'] as const;
+/** The targets this build writes, in this order; the other allowed targets are reported as skipped. */
+export const AGENT_WRITABLE_TARGETS = ['derived_output', 'project_inbox', 'page_staged_write'] as const;
 export type AgentWritableTarget = (typeof AGENT_WRITABLE_TARGETS)[number];
 
 export interface AgentRunPayload {
@@ -111,8 +112,12 @@ export function truncatedView(value: unknown, maxBytes = AGENT_RUN_OUTPUT_VIEW_M
 
 export interface SkippedTarget {
   target: string;
-  /** `not_supported`: this build does not write it; `not_allowed`: withdrawn from the grants since the job was made. */
-  reason: 'not_supported' | 'not_allowed';
+  /**
+   * `not_supported`: this build does not write it; `not_allowed`: withdrawn from the grants since the
+   * job was made; `no_target_page` (`page_staged_write`): the job names no floor, or its floor has no
+   * committed reply page.
+   */
+  reason: 'not_supported' | 'not_allowed' | 'no_target_page';
 }
 
 export interface DeliveryPlan {
@@ -161,6 +166,8 @@ export interface AgentWriteNames {
   inboxKind: string;
   /** The inbox entry's `title` (1-200): `metadata.inbox_title`, else the type's name. */
   inboxTitle: string;
+  /** A page candidate's `reason` (1-2,000): `metadata.staged_write_reason`, else `agent.<type key>`. */
+  stagedWriteReason: string;
 }
 
 /** How a run names what it writes, from the binding's effective metadata and its Agent Type. */
@@ -174,7 +181,46 @@ export function agentWriteNames(
     status: metadata.output_status === 'draft' ? 'draft' : 'published',
     inboxKind: textWithin(metadata.inbox_kind, 128) ?? fallback,
     inboxTitle: textWithin(metadata.inbox_title, 200) ?? (cut(type.name, 200) || fallback),
+    stagedWriteReason: textWithin(metadata.staged_write_reason, 2000) ?? fallback,
   };
+}
+
+/** The roles a page candidate's message may have. */
+const CANDIDATE_ROLES = new Set(['assistant', 'user', 'system']);
+/** At most this many messages in one page candidate. */
+export const PAGE_CANDIDATE_MAX_MESSAGES = 100;
+
+export interface CandidateMessage {
+  role: string;
+  content: string;
+}
+
+/**
+ * The messages of a page candidate an agent run stages (`page_staged_write`): the output's `messages`
+ * when it is 1-100 items of `{role: assistant|user|system, content: string}`; else one assistant
+ * message with the output's `text`, `content` (strings), the output itself when it is a string, or
+ * its JSON text. Texts are made storable (NUL and unpaired surrogates become U+FFFD).
+ */
+export function candidateMessages(output: unknown): CandidateMessage[] {
+  const assistant = (content: string) => [{ role: 'assistant', content: toStorableText(content) }];
+  if (typeof output === 'string') return assistant(output);
+  if (!isPlainObject(output)) return assistant(JSON.stringify(output) ?? 'null');
+  const { messages } = output;
+  if (
+    Array.isArray(messages) &&
+    messages.length >= 1 &&
+    messages.length <= PAGE_CANDIDATE_MAX_MESSAGES &&
+    messages.every(
+      (m) => isPlainObject(m) && typeof m.content === 'string' && CANDIDATE_ROLES.has(m.role as string),
+    )
+  )
+    return (messages as Array<{ role: string; content: string }>).map((m) => ({
+      role: m.role,
+      content: toStorableText(m.content),
+    }));
+  if (typeof output.text === 'string') return assistant(output.text);
+  if (typeof output.content === 'string') return assistant(output.content);
+  return assistant(JSON.stringify(output));
 }
 
 /** The run's system message: `metadata.instructions` when it is a non-empty string, else the default. */

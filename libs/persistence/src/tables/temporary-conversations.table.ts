@@ -43,8 +43,12 @@ export interface PageStagedWritesTable {
   project_id: string;
   session_id: string;
   target_page_id: string;
+  /** `temporary_conversation` (an export) or `agent_job` (an agent run's `page_staged_write` delivery). */
+  source_kind: 'temporary_conversation' | 'agent_job';
   source_conversation_id: string | null;
   source_page_id: string | null;
+  /** The Agent Job that wrote it (`agent_job` only). */
+  source_job_id: string | null;
   target: 'page_staged_write';
   status: 'staged';
   reason: string;
