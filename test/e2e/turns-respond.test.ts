@@ -266,6 +266,9 @@ describe('turns: respond', () => {
     const floors = await floorsOf(t, session.id);
     expect(floors).toHaveLength(1);
     expect(floors[0].state).toBe('committed');
+    // Only the winner called the model: a respond on a branch this process is already starting or
+    // running a turn on waits for the lock before its provider call, and gets its 409 first.
+    expect(fake.requests).toHaveLength(1);
   });
 
   it('continues from the head: floor numbers grow and source_floor_id must be the head', async () => {

@@ -73,6 +73,11 @@ export class GenerateTurnUseCase {
   }
 
   private readonly slots: GenerationSlots;
+  /**
+   * `session:branch` of the responds of this process between their provider call's start and the
+   * decision of their lock, each with a promise settled at that decision.
+   */
+  private readonly startingBranches = new Map<string, Promise<void>>();
 
   /**
    * Waits for a generation slot (503 `generation_queue_timeout`), then prepares the turn; the slot is
@@ -162,74 +167,91 @@ export class GenerateTurnUseCase {
     const userText = prompt.user_input_processed ?? request.message;
     const stream = request.generation_params?.stream ?? true;
     // The provider call starts now, in parallel with the lock transaction (A8); a turn that does not
-    // get the lock aborts it. A branch whose running run looked stale waits for the lock instead.
-    const upstream = running ? null : this.runner.startUpstream({ target, prompt, params, stream });
+    // get the lock aborts it. A branch whose running run looked stale waits for the lock instead, and so
+    // does a branch on which this process is already starting or running a turn (a double submit):
+    // that turn gets its 409 without a provider request being sent.
+    // It waits until that turn's start is decided, so only one provider call is ever sent.
+    const branchKey = `${ctx.session.id}:${ctx.branch.id}`;
+    const starting = this.startingBranches.get(branchKey);
+    if (starting) await starting;
+    const contended = starting !== undefined || this.registry.generatesOn(ctx.branch.id);
+    const upstream =
+      running || contended ? null : this.runner.startUpstream({ target, prompt, params, stream });
+    let decided = () => {};
+    if (upstream) this.startingBranches.set(branchKey, new Promise<void>((resolve) => (decided = resolve)));
+    try {
+      const detach = request.detach === true;
+      const respondState = (appended: AppendedFloor): PreparedTurnState => ({
+        kind: 'respond',
+        actor,
+        session: ctx.session,
+        project: ctx.project,
+        role: ctx.role,
+        branch: appended.branch,
+        floor: appended.floor,
+        edit: null,
+        engineInput,
+        prompt,
+        target,
+        params,
+        stream,
+        debug: request.debug_options ?? {},
+        fromStepIndex: null,
+        inputLength: request.message.length,
+        upstream,
+        history: { revision: ctx.historyRev, inputMessages: appended.input.messages },
+        stateWrites,
+      });
+      const userMessages = [{ role: 'user' as const, content: userText, source: 'user' }];
 
-    const detach = request.detach === true;
-    const respondState = (appended: AppendedFloor): PreparedTurnState => ({
-      kind: 'respond',
-      actor,
-      session: ctx.session,
-      project: ctx.project,
-      role: ctx.role,
-      branch: appended.branch,
-      floor: appended.floor,
-      edit: null,
-      engineInput,
-      prompt,
-      target,
-      params,
-      stream,
-      debug: request.debug_options ?? {},
-      fromStepIndex: null,
-      inputLength: request.message.length,
-      upstream,
-      history: { revision: ctx.historyRev, inputMessages: appended.input.messages },
-      stateWrites,
-    });
-    const userMessages = [{ role: 'user' as const, content: userText, source: 'user' }];
+      // The usual case in one autocommit statement (docs/decisions.md "Turn latency"); when one of its
+      // checks does not pass, nothing was written and the locked path below decides.
+      if (!running && ctx.branch.id !== MAIN_BRANCH) {
+        const started = await startRespondTurn(
+          this.db,
+          {
+            session: ctx.session,
+            branchId: ctx.branch.id,
+            messages: userMessages,
+            expectedHeadFloorId: ctx.branch.head_floor_id,
+          },
+          this.newRun('respond', detach),
+        ).catch((error: unknown) => {
+          upstream?.abort();
+          throw error;
+        });
+        if (started) return this.startRun(respondState(started), started.run);
+      }
 
-    // The usual case in one autocommit statement (docs/decisions.md "Turn latency"); when one of its
-    // checks does not pass, nothing was written and the locked path below decides.
-    if (!running && ctx.branch.id !== MAIN_BRANCH) {
-      const started = await startRespondTurn(
-        this.db,
-        {
+      // Awaited here, so the branch stays marked until the lock is decided.
+      return await inTransaction(this.db, async ({ tx }) => {
+        const branch = ctx.branch.id === MAIN_BRANCH ? await ensureMainBranch(tx, ctx.session) : ctx.branch;
+        // appendUserFloor locks the branch; a stale run seen before is ended first (the index backs the rest).
+        if (running) await this.clearStale(tx, branch.id, Date.now());
+        const appended = await appendUserFloor(tx, {
           session: ctx.session,
-          branchId: ctx.branch.id,
+          branchId: branch.id,
           messages: userMessages,
-          expectedHeadFloorId: ctx.branch.head_floor_id,
-        },
-        this.newRun('respond', detach),
-      ).catch((error: unknown) => {
+          expectedHeadFloorId: ctx.branch.id === MAIN_BRANCH ? null : ctx.branch.head_floor_id,
+        }).catch(async (error: unknown) => {
+          // The head moved because another turn is generating on the branch: that is the conflict.
+          if (error instanceof DomainError && error.code === 'generation_target_stale') {
+            if (await generationRunsRepository.findRunningOfBranch(tx, branch.id))
+              throw generationConflict(branch.id);
+          }
+          throw error;
+        });
+        return this.lock(tx, respondState(appended), detach);
+      }).catch((error: unknown) => {
         upstream?.abort();
         throw error;
       });
-      if (started) return this.startRun(respondState(started), started.run);
+    } finally {
+      if (upstream) {
+        this.startingBranches.delete(branchKey);
+        decided();
+      }
     }
-
-    return inTransaction(this.db, async ({ tx }) => {
-      const branch = ctx.branch.id === MAIN_BRANCH ? await ensureMainBranch(tx, ctx.session) : ctx.branch;
-      // appendUserFloor locks the branch; a stale run seen before is ended first (the index backs the rest).
-      if (running) await this.clearStale(tx, branch.id, Date.now());
-      const appended = await appendUserFloor(tx, {
-        session: ctx.session,
-        branchId: branch.id,
-        messages: userMessages,
-        expectedHeadFloorId: ctx.branch.id === MAIN_BRANCH ? null : ctx.branch.head_floor_id,
-      }).catch(async (error: unknown) => {
-        // The head moved because another turn is generating on the branch: that is the conflict.
-        if (error instanceof DomainError && error.code === 'generation_target_stale') {
-          if (await generationRunsRepository.findRunningOfBranch(tx, branch.id))
-            throw generationConflict(branch.id);
-        }
-        throw error;
-      });
-      return this.lock(tx, respondState(appended), detach);
-    }).catch((error: unknown) => {
-      upstream?.abort();
-      throw error;
-    });
   }
 
   private async prepareRetry(

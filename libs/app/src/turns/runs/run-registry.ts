@@ -57,6 +57,12 @@ export class RunRegistry implements OnModuleInit, OnModuleDestroy {
     return this.runs.get(runId);
   }
 
+  /** Whether this process generates on the branch now (a live run of it has not finished). */
+  generatesOn(branchId: string): boolean {
+    for (const run of this.runs.values()) if (run.row.branch_id === branchId) return true;
+    return false;
+  }
+
   /** Cancels a run wherever it runs: here at once, elsewhere through the bus. */
   async requestCancel(runId: string): Promise<void> {
     const local = this.runs.get(runId);
