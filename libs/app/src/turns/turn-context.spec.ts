@@ -1,4 +1,5 @@
 import { DomainError } from '@hearth/domain';
+import { tokenCounter } from '@hearth/domain/prompt/shared/token-counter';
 import {
   checkRequestInjections,
   historyEntries,
@@ -127,7 +128,18 @@ describe('turn context rules', () => {
         expect.objectContaining({ floor_no: 1, role: 'user', name: 'Ann', content: 'hello' }),
         expect.objectContaining({ floor_no: 2, role: 'system', name: 'System', is_narrator: true }),
       ]);
-      expect(historyEntries(rows, { ...names, encoding: 'cl100k_base' })[0].token_count).toBeNull();
+    });
+
+    it("counts a message stored in another encoding once, in the model's encoding, when first read", () => {
+      const text = 'The quick brown fox jumps over the lazy dog. '.repeat(5);
+      const rows = [row(0, 'assistant', text)];
+      const entries = historyEntries(rows, { ...names, encoding: 'cl100k_base' });
+      const expected = tokenCounter('cl100k_base').count(text);
+      expect(entries[0].token_count).toBe(expected);
+      expect(entries[0].token_count).not.toBe(7);
+      expect(Object.isFrozen(entries[0])).toBe(true);
+      // The next turn's entry is the same object: its count is not made again.
+      expect(historyEntries(rows, { ...names, encoding: 'cl100k_base' })[0]).toBe(entries[0]);
     });
 
     it('gives the same rows the same frozen entries, and new ones when the names change', () => {

@@ -10,7 +10,11 @@ import {
 import type { PromptEngineInput } from '@hearth/domain/prompt/engine';
 import { INJECTION_LIMITS, type InjectionItem } from '@hearth/domain/prompt/injections';
 import type { PolicyLayer } from '@hearth/domain/prompt/policy';
-import { encodingForModel } from '@hearth/domain/prompt/shared/token-counter';
+import {
+  encodingForModel,
+  tokenCounter,
+  type TokenEncoding,
+} from '@hearth/domain/prompt/shared/token-counter';
 import { ProjectAccess, type Actor } from '@hearth/permissions';
 import {
   assetVersionsRepository,
@@ -857,6 +861,15 @@ type HistoryEntry = PromptEngineInput['history'][number];
  */
 const entriesOfRows = new WeakMap<object, { names: string; entry: HistoryEntry }>();
 
+/** Makes an entry's `token_count` a getter that counts its content in `encoding` on first read. */
+function countOnRead(entry: HistoryEntry, encoding: TokenEncoding): void {
+  let counted: number | undefined;
+  Object.defineProperty(entry, 'token_count', {
+    enumerable: true,
+    get: () => (counted ??= tokenCounter(encoding).count(entry.content)),
+  });
+}
+
 /**
  * The stored history messages as the engine's history entries (tool messages never reach the prompt);
  * a plain loop, as it runs over every message of the chat on every turn.
@@ -875,7 +888,7 @@ export function historyEntries(
       continue;
     }
     const narrator = m.role === 'narrator' || m.role === 'system';
-    const entry: HistoryEntry = Object.freeze({
+    const entry: HistoryEntry = {
       floor_no: m.floor_no,
       role: m.role === 'user' ? 'user' : narrator ? 'system' : 'assistant',
       name: m.role === 'user' ? names.user : narrator ? 'System' : names.char,
@@ -884,7 +897,11 @@ export function historyEntries(
       is_hidden: m.is_hidden,
       is_narrator: narrator,
       message_id: m.message_id,
-    });
+    };
+    // Stored in another encoding than the model's (o200k rows, a GPT-4 model): counted once, when the
+    // engine first asks, and kept with the entry, so a chat's later turns do not count it again.
+    if (entry.token_count === null) countOnRead(entry, names.encoding as TokenEncoding);
+    Object.freeze(entry);
     entriesOfRows.set(m, { names: key, entry });
     entries.push(entry);
   }
