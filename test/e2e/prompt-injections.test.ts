@@ -189,11 +189,17 @@ describe('persistent prompt injection routes', () => {
       expect(await create(s, { order: -2_147_483_648 })).toMatchObject({ order: -2_147_483_648 });
     });
 
-    it('an unknown field is 400 validation_error', async () => {
+    it('an unknown field is 400 invalid_injection_payload (the code of these routes), naming the field', async () => {
       const s = await newSession();
       const res = await post(base(s), { ...BODY, scope: 'request' }).expect(400);
-      expect(res.body.error.code).toBe('validation_error');
+      expect(res.body.error.code).toBe('invalid_injection_payload');
+      expect(res.body.error.details.fields).toEqual([
+        expect.objectContaining({ field: 'scope', problems: [expect.stringContaining('should not exist')] }),
+      ]);
       expect(await injectionRows(t, s.id)).toEqual([]);
+      const created = await create(s);
+      const patched = await patch(`${base(s)}/${created.id}`, { title: 'x', colour: 'red' });
+      expect([patched.status, patched.body.error.code]).toEqual([400, 'invalid_injection_payload']);
     });
   });
 

@@ -72,6 +72,15 @@ export function memoizeValidationMetadata(storage: MetadataStorage = getMetadata
 }
 
 /**
+ * A body class whose route names its own 400 code for a malformed body (spec 2's injection routes:
+ * `invalid_injection_payload`) declares it as `static readonly validationErrorCode`; every other
+ * body answers `validation_error`.
+ */
+export interface WithValidationErrorCode {
+  validationErrorCode?: string;
+}
+
+/**
  * Global validation (ARCHITECTURE.md rule 7): unknown fields are rejected, and the 400 names every
  * field with its problems in `details.fields`.
  */
@@ -81,10 +90,14 @@ export function createValidationPipe(): ValidationPipe {
     whitelist: true,
     forbidNonWhitelisted: true,
     transform: true,
+    // Each error refers to the body it was found in (a reference, never sent): its class may name the code.
+    validationError: { target: true },
     exceptionFactory: (errors) => {
       const fields = flatten(errors);
       const message = fields.map((f) => f.problems.join(', ')).join('; ') || 'Invalid request';
-      return new BadRequestException({ code: 'validation_error', message, details: { fields } });
+      const body = errors[0]?.target?.constructor as WithValidationErrorCode | undefined;
+      const code = body?.validationErrorCode ?? 'validation_error';
+      return new BadRequestException({ code, message, details: { fields } });
     },
   });
 }

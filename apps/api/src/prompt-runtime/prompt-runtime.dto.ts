@@ -45,10 +45,12 @@ export class UpdatePromptPolicyDto {
 }
 
 /**
- * The known fields of an injection body; their values are judged by the injection rules (400
- * `invalid_injection_payload`), unknown fields by the pipe (400 `validation_error`).
+ * The known fields of an injection body; their values are judged by the injection rules, unknown
+ * fields by the pipe: both 400 `invalid_injection_payload`, the one code spec 2 names for these routes.
  */
 export class CreatePromptInjectionDto {
+  static readonly validationErrorCode = 'invalid_injection_payload';
+
   @ApiPropertyOptional({ enum: ['client_injection'], description: 'required' })
   @Allow()
   source_kind?: unknown;
