@@ -13,8 +13,8 @@ import { RunAgentJobUseCase } from './run-agent-job.use-case';
 
 /**
  * The worker side of agents: the `agent.run` job's work (RunAgentJobUseCase, with the derived output,
- * inbox and page candidate write paths it delivers through) and the dispatch of trigger-created jobs. Needs the
- * worker's JobsModule (RunLedgerJobUseCase's settings) in the same application.
+ * inbox and page candidate write paths it delivers through) and the dispatch of trigger-created jobs.
+ * Needs the worker's JobsModule (RunLedgerJobUseCase's settings) in the same application.
  */
 @Module({
   providers: [

@@ -167,10 +167,10 @@ export class GenerateTurnUseCase {
     const userText = prompt.user_input_processed ?? request.message;
     const stream = request.generation_params?.stream ?? true;
     // The provider call starts now, in parallel with the lock transaction (A8); a turn that does not
-    // get the lock aborts it. A branch whose running run looked stale waits for the lock instead, and so
-    // does a branch on which this process is already starting or running a turn (a double submit):
-    // that turn gets its 409 without a provider request being sent.
-    // It waits until that turn's start is decided, so only one provider call is ever sent.
+    // get the lock aborts it. It starts after the lock instead when the branch's running run looked
+    // stale, and when this process is already starting or running a turn on the branch (a double
+    // submit): such a turn first waits until that turn's lock is decided, then gets its 409 (or the
+    // lock) without a second provider request having been sent.
     const branchKey = `${ctx.session.id}:${ctx.branch.id}`;
     const starting = this.startingBranches.get(branchKey);
     if (starting) await starting;
