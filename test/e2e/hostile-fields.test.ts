@@ -1,3 +1,5 @@
+import { characterCard } from '../support/factories/characters';
+import { extJsonlChat, nchatFile } from '../support/factories/chat-transfer';
 import { createAccountCaller, createClientCaller, type Caller } from '../support/factories/members';
 import { createSession } from '../support/factories/sessions';
 import { ADMIN_KEY, type TestApp } from '../support/test-app';
@@ -14,7 +16,9 @@ import {
 /**
  * Inputs a route-by-route fuzz of the API answered with a 500 (docs/decisions.md "Platform"): each is
  * now a 400 `validation_error` with nothing written, and a model reply holding text Postgres cannot
- * store is kept with U+FFFD instead of failing the turn.
+ * store is kept with U+FFFD instead of failing the turn. The uploads fuzz added a `null` PNG and `nchat`
+ * files the database refused (400 `import_parse_error` now; their job and backup forms are in
+ * hostile-uploads.test.ts); a SillyTavern chat's unstorable text is imported as U+FFFD.
  */
 describe('hostile fields', () => {
   let fake: FakeModelServer;
@@ -77,6 +81,71 @@ describe('hostile fields', () => {
     const session = await createSession(t);
     for (const query of ['types=%00', 'types=x%00y', 'session_id=a%00'])
       expect400(await send('get', `/projects/${session.projectId}/events/stream?${query}`));
+  });
+
+  /** Rows of a table (this suite's calls run one at a time), to show a refused import wrote nothing. */
+  const rows = async (table: 'characters' | 'sessions' | 'floors' | 'messages') =>
+    Number(
+      (
+        await t.resources.database.db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll<string>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+
+  it('POST /import/character refuses png_base64: null (it read .replace of null: 500)', async () => {
+    const before = await rows('characters');
+    for (const body of [
+      { png_base64: null },
+      { png_base64: null, create_session: false },
+      { png_base64: null, payload: characterCard() },
+    ])
+      expect400(await send('post', '/import/character', body));
+    expect(await rows('characters')).toBe(before);
+    const ok = await send('post', '/import/character', { payload: characterCard(), create_session: false });
+    expect(ok.status).toBe(201);
+  });
+
+  it('an nchat file with text Postgres cannot store or a number past its integer column is 400 import_parse_error', async () => {
+    const nchat = JSON.stringify(nchatFile([{ input: { content: 'hello' }, output: { content: 'hi' } }]));
+    const cases: Array<[string, Record<string, unknown>]> = [
+      [nchat.replace('"hello"', '"he\\u0000llo"'), { path: '$.data.floors[0].pages[0].messages[0].content' }],
+      [nchat.replace('"hello"', '"he\\ud800llo"'), { path: '$.data.floors[0].pages[0].messages[0].content' }],
+      [nchat.replace('"metadata":{}', '"metadata":{"a":"\\udfff"}'), { path: '$.data.floors[0].metadata.a' }],
+      [nchat.replace('"token_in":0', '"token_in":2147483648'), { path: '$.data.floors[0].token_in' }],
+      [nchat.replace('"version":1', '"version":2147483648'), { path: '$.data.floors[0].pages[0].version' }],
+      [nchat.replace('"seq":0', '"seq":10000000000'), { path: '$.data.floors[0].pages[0].messages[0].seq' }],
+    ];
+    const before = await Promise.all([rows('sessions'), rows('floors'), rows('messages')]);
+    for (const [data, details] of cases) {
+      const res = await send('post', '/import/chat', { data });
+      expect([res.status, res.body.error?.code]).toEqual([400, 'import_parse_error']);
+      expect(res.body.error.details).toMatchObject(details);
+    }
+    expect(await Promise.all([rows('sessions'), rows('floors'), rows('messages')])).toEqual(before);
+    // Paired surrogates (an emoji) and the largest integer still import.
+    const fine = nchat.replace('"hello"', '"he 👋"').replace('"token_in":0', '"token_in":2147483647');
+    expect((await send('post', '/import/chat', { data: fine })).status).toBe(201);
+  });
+
+  it("a SillyTavern chat's NUL or broken emoji is imported as U+FFFD, in text and in kept extras", async () => {
+    const [header, ...messages] = extJsonlChat(1).split('\n');
+    const data = [
+      '{"user_name":"u\\u0000","character_name":"C","chat_metadata":{}}',
+      '{"name":"U","is_user":true,"mes":"a\\u0000b \\ud83d"}',
+      '{"name":"B","is_user":false,"mes":"ok 👋","extra":{"x":"\\ud800"}}',
+      ...messages,
+    ].join('\n');
+    expect(header).toContain('chat_metadata');
+    const res = await send('post', '/import/chat', { data });
+    expect(res.status).toBe(201);
+    const sessionId = (res.body.data.session_id ?? res.body.data.id) as string;
+    const floors = await t.http.get(`/sessions/${sessionId}/floors`).set('x-api-key', ADMIN_KEY);
+    const texts = (
+      floors.body.data as Array<{ pages: Array<{ messages: Array<{ content: string }> }> }>
+    ).flatMap((f) => f.pages.flatMap((p) => p.messages.map((m) => m.content)));
+    expect(texts).toEqual(expect.arrayContaining(['a\ufffdb \ufffd', 'ok 👋']));
   });
 
   it('a model reply with NUL or a broken surrogate is stored with U+FFFD', async () => {

@@ -14,6 +14,7 @@ import {
   MaxLength,
   Min,
   MinLength,
+  ValidateIf,
   ValidateNested,
 } from 'class-validator';
 import { storedCardOf, type CharacterWithVersion, type CharacterLorebook } from '@hearth/app';
@@ -46,8 +47,9 @@ export class ImportCharacterDto {
   @IsObject()
   payload?: Record<string, unknown>;
 
+  /** null is not a PNG (400), not an absent field. */
   @ApiPropertyOptional({ type: String, description: 'a PNG card file, base64 (at most 5 MiB decoded)' })
-  @IsOptional()
+  @ValidateIf((o: ImportCharacterDto) => o.png_base64 !== undefined)
   @IsString()
   @Matches(/^[A-Za-z0-9+/\s]*={0,2}\s*$/, { message: 'png_base64 must be base64 text' })
   png_base64?: string;

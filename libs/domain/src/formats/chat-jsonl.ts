@@ -1,5 +1,6 @@
 import { DomainError } from '../errors';
 import { jsonNestedDeeperThan } from '../text/json-depth';
+import { toStorableJson } from '../text/storable-text';
 import { importJsonTooDeep, importParseError, isPlainObject, JsonObject } from './format.rules';
 import { parseSendDate } from './chat-send-date';
 import { pageChecksum } from './nchat';
@@ -114,6 +115,7 @@ export const EXT_JSONL_LIMITS = Object.freeze({
 /**
  * Parses an `ext_jsonl` file. Throws 400 `import_parse_error` when the header line is not a JSON chat header,
  * 400 `import_empty` when no message line can be imported. Malformed message lines are skipped and counted.
+ * Text Postgres cannot store (NUL, an unpaired surrogate: a broken emoji) becomes U+FFFD in the lines kept.
  */
 export function parseExtJsonl(text: string, options: ExtJsonlParseOptions): ParsedExtJsonl {
   const lines = new LineReader(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
@@ -222,7 +224,7 @@ function parseHeader(text: string): JsonObject {
       line: 1,
     });
   }
-  return value;
+  return toStorableJson(value);
 }
 
 /** A message line, or null when it is not a JSON object with a string `mes` (skipped and counted). */
@@ -239,7 +241,7 @@ function parseMessageLine(text: string, lineNo: number): JsonObject | null {
   if (!isPlainObject(value) || typeof value.mes !== 'string') return null;
   // Readable but too deep to copy and store: the file is refused, not silently cut.
   if (jsonNestedDeeperThan(value)) throw importJsonTooDeep(`chat line ${lineNo}`, { line: lineNo });
-  return value;
+  return toStorableJson(value);
 }
 
 function startsLikeObject(text: string): boolean {

@@ -1,5 +1,6 @@
 import { DomainError } from '../errors';
 import { jsonNestedDeeperThan } from '../text/json-depth';
+import { firstBadStringPath, isUnstorableText } from '../text/storable-text';
 import { cloneJson, importJsonTooDeep, importParseError, isPlainObject, JsonObject } from './format.rules';
 import {
   NCHAT_SPEC,
@@ -31,6 +32,8 @@ const PAGE_KINDS: readonly NchatPageKind[] = ['input', 'output', 'greeting'];
 const MESSAGE_ROLES: readonly NchatMessageRole[] = ['system', 'user', 'assistant', 'narrator', 'tool'];
 const VARIABLE_SCOPES: readonly NchatVariableScope[] = ['chat', 'branch', 'floor', 'page'];
 const SESSION_STATUSES = ['active', 'archived'] as const;
+/** The largest value of the `integer` columns an import writes (floor_no, page_no, version, seq, tokens). */
+const INT4_MAX = 2_147_483_647;
 
 /**
  * Parses and checks an `nchat` file: 400 `import_unsupported_version` for another `spec_version` major,
@@ -46,6 +49,12 @@ export function parseNchat(text: string): ParsedNchat {
     throw importParseError(`nchat file is not valid JSON: ${(error as Error).message}`);
   }
   if (jsonNestedDeeperThan(value)) throw importJsonTooDeep('nchat file');
+  // Text Postgres cannot store is refused here, like a backup's (the async import's worker failed at
+  // its INSERT and retried, then dead-lettered as job_failed).
+  const unstorable = firstBadStringPath(value, '$', isUnstorableText);
+  if (unstorable !== null) {
+    fail(unstorable, 'contains a NUL character (U+0000) or an unpaired surrogate, which cannot be stored');
+  }
   const root = object(value, '$');
   if (root.spec !== NCHAT_SPEC) fail('$.spec', `must be "${NCHAT_SPEC}"`);
   const warnings: string[] = [];
@@ -117,11 +126,25 @@ function integer(o: JsonObject, key: string, path: string, min = 0): number {
   return value;
 }
 
+/** An integer stored in an `integer` column: `min` up to 2,147,483,647. */
+function int4(o: JsonObject, key: string, path: string, min = 0): number {
+  const value = integer(o, key, path, min);
+  if (value > INT4_MAX) fail(`${path}.${key}`, `must be an integer from ${min} to ${INT4_MAX}`);
+  return value;
+}
+
 /** An integer or null; a missing key reads as null. */
 function nullableInteger(o: JsonObject, key: string, path: string): number | null {
   const value = o[key];
   if (value === undefined || value === null) return null;
   return integer(o, key, path);
+}
+
+/** An `integer` column's value or null; a missing key reads as null. */
+function nullableInt4(o: JsonObject, key: string, path: string): number | null {
+  const value = o[key];
+  if (value === undefined || value === null) return null;
+  return int4(o, key, path);
 }
 
 function boolean(o: JsonObject, key: string, path: string): boolean {
@@ -244,8 +267,8 @@ class NchatReader {
     const line: NchatLine = {
       _original_id: this.id(o, path, 'line'),
       parent_line_id_ref: this.ref(o, 'parent_line_id_ref', path, 'line', true),
-      fork_floor_no: nullableInteger(o, 'fork_floor_no', path),
-      start_floor_no: integer(o, 'start_floor_no', path),
+      fork_floor_no: nullableInt4(o, 'fork_floor_no', path),
+      start_floor_no: int4(o, 'start_floor_no', path),
       created_at: integer(o, 'created_at', path),
     };
     if ((line.parent_line_id_ref === null) !== (line.fork_floor_no === null)) {
@@ -259,12 +282,12 @@ class NchatReader {
     const floor: NchatFloor = {
       _original_id: this.id(o, path, 'floor'),
       branch_id_ref: this.ref(o, 'branch_id_ref', path, 'branch', false),
-      floor_no: integer(o, 'floor_no', path),
+      floor_no: int4(o, 'floor_no', path),
       parent_floor_id_ref: this.ref(o, 'parent_floor_id_ref', path, 'floor', true),
       line_id_ref: this.ref(o, 'line_id_ref', path, 'line', true),
       state: oneOf(o, 'state', path, FLOOR_STATES),
-      token_in: integer(o, 'token_in', path),
-      token_out: integer(o, 'token_out', path),
+      token_in: int4(o, 'token_in', path),
+      token_out: int4(o, 'token_out', path),
       reasoning_text: nullableString(o, 'reasoning_text', path),
       metadata: o.metadata === undefined || o.metadata === null ? {} : cloneJson(o.metadata),
       state_snapshot: o.state_snapshot === undefined ? null : cloneJson(o.state_snapshot),
@@ -291,10 +314,10 @@ class NchatReader {
     const o = object(value, path);
     const page: NchatPage = {
       _original_id: this.id(o, path, 'page'),
-      page_no: integer(o, 'page_no', path),
+      page_no: int4(o, 'page_no', path),
       page_kind: oneOf(o, 'page_kind', path, PAGE_KINDS),
       is_active: boolean(o, 'is_active', path),
-      version: integer(o, 'version', path, 1),
+      version: int4(o, 'version', path, 1),
       checksum: nullableString(o, 'checksum', path),
       created_at: integer(o, 'created_at', path),
       updated_at: integer(o, 'updated_at', path),
@@ -315,13 +338,13 @@ class NchatReader {
     const o = object(value, path);
     const message: NchatMessage = {
       _original_id: this.id(o, path, 'message'),
-      seq: integer(o, 'seq', path),
+      seq: int4(o, 'seq', path),
       role: oneOf(o, 'role', path, MESSAGE_ROLES),
       content: string(o, 'content', path),
       content_format: o.content_format === undefined ? 'text' : string(o, 'content_format', path, true),
       is_hidden: boolean(o, 'is_hidden', path),
       source: string(o, 'source', path, true),
-      token_count: nullableInteger(o, 'token_count', path),
+      token_count: nullableInt4(o, 'token_count', path),
       token_encoding: nullableString(o, 'token_encoding', path),
       created_at: integer(o, 'created_at', path),
     };

@@ -1,4 +1,10 @@
-import { firstBadStringPath, isUnstorableText, STORABLE_TEXT, toStorableText } from './storable-text';
+import {
+  firstBadStringPath,
+  isUnstorableText,
+  STORABLE_TEXT,
+  toStorableJson,
+  toStorableText,
+} from './storable-text';
 
 describe('storable text', () => {
   const clean = ['', 'plain', 'emoji 👋 pair', '\ufffd'];
@@ -22,5 +28,17 @@ describe('storable text', () => {
     expect(firstBadStringPath({ a: ['ok', 'b\u0000'] }, '$', isUnstorableText)).toBe('$.a[1]');
     expect(firstBadStringPath({ ['k\ud800']: 1 }, '$', isUnstorableText)).toBe('$');
     expect(firstBadStringPath({ a: [1, { b: 'fine' }] }, '$', isUnstorableText)).toBeNull();
+  });
+});
+
+describe('toStorableJson', () => {
+  it('returns a clean value itself and repairs strings and keys of a dirty one in a copy', () => {
+    const clean = { a: ['x', 1, null, { b: 'emoji 👋' }] };
+    expect(toStorableJson(clean)).toBe(clean);
+    const dirty = { 'k\u0000': ['ok', { deep: 'half \ud83d' }], n: 2, t: true };
+    const repaired = toStorableJson(dirty);
+    expect(repaired).toEqual({ 'k\ufffd': ['ok', { deep: 'half \ufffd' }], n: 2, t: true });
+    expect(dirty['k\u0000'][1]).toEqual({ deep: 'half \ud83d' });
+    expect(toStorableJson('a\u0000')).toBe('a\ufffd');
   });
 });

@@ -50,3 +50,21 @@ export function firstBadStringPath(value: unknown, root: string, bad: (s: string
   }
   return null;
 }
+
+/**
+ * A JSON value with `toStorableText` applied to every string and object key: the value itself when
+ * nothing needs it (no copy), else a copy. For files the service imports as they are (SillyTavern
+ * chats, whose texts may hold a broken emoji).
+ */
+export function toStorableJson<T>(value: T): T {
+  if (firstBadStringPath(value, '$', isUnstorableText) === null) return value;
+  return repair(value) as T;
+}
+
+function repair(value: unknown): unknown {
+  if (typeof value === 'string') return toStorableText(value);
+  if (Array.isArray(value)) return value.map(repair);
+  if (typeof value === 'object' && value !== null)
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [toStorableText(k), repair(v)]));
+  return value;
+}
