@@ -18,7 +18,7 @@ import {
   expireNow,
   operationLogsOf,
 } from './temporary-conversations-support';
-import { SseCall, startFakeModelServer, startTurnsApp, type FakeModelServer } from './turns-support';
+import { SseCall, startFakeModelServer, startTurnsApp, until, type FakeModelServer } from './turns-support';
 
 jest.setTimeout(60_000);
 
@@ -317,6 +317,30 @@ describe('temporary conversations: turns, export, inspect, maintenance', () => {
         expect(floors.filter((f) => f.state === 'committed')).toHaveLength(0);
       },
     );
+
+    it('a move that found no run to stop (it came between the check and the run) still keeps the reply out: 409 conversation_not_active', async () => {
+      const c = await newConversation();
+      fake.script({ reply: 'Too late.', delayMs: 300 });
+      const pending = respond(c.id, { input_message: { role: 'user', content: 'Race' } }).then((r) => r);
+      const db = t.resources.database.db;
+      await until(async () => fake.requests.length === 1, 10_000, 'the model call');
+      // What a finalize that ran before the run existed leaves: the row finalized, the run untouched.
+      await db
+        .updateTable('temporary_conversations')
+        .set({ status: 'finalized', finalized_at: Date.now(), updated_at: Date.now() })
+        .where('session_id', '=', c.id)
+        .execute();
+      const res = await pending;
+      expect([res.status, res.body.error?.code]).toEqual([409, 'conversation_not_active']);
+      const floors = await db.selectFrom('floors').select(['state']).where('session_id', '=', c.id).execute();
+      expect(floors).toEqual([]);
+      const run = await db
+        .selectFrom('generation_runs')
+        .select(['status'])
+        .where('session_id', '=', c.id)
+        .executeTakeFirstOrThrow();
+      expect(run.status).toBe('failed');
+    });
   });
 
   describe('retry and retry-step', () => {

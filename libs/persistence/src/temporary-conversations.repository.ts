@@ -33,6 +33,20 @@ export const temporaryConversationsRepository = {
       .executeTakeFirst();
   },
 
+  /**
+   * The conversation's status under a share lock held until the transaction ends: a terminal move
+   * (an update of the row) waits for the transaction, or the read waits for the move and sees it.
+   */
+  async statusForShare(tx: Tx, sessionId: string): Promise<string | undefined> {
+    const row = await tx
+      .selectFrom('temporary_conversations')
+      .select('status')
+      .where('session_id', '=', sessionId)
+      .forShare()
+      .executeTakeFirst();
+    return row?.status;
+  },
+
   /** The conversation row locked until the transaction ends (appends and terminal moves take turns). */
   async lock(tx: Tx, sessionId: string): Promise<TemporaryConversationRow | undefined> {
     return tx

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DomainError, ID_PREFIX, newId } from '@hearth/domain';
+import { conversationNotActive, DomainError, ID_PREFIX, newId } from '@hearth/domain';
 import { ProjectAccess, type Actor } from '@hearth/permissions';
 import {
   floorsRepository,
@@ -62,6 +62,9 @@ export class ExportTemporaryConversationUseCase {
     const [loaded] = floor ? await loadFloorsWithPages(this.db, [floor]) : [];
     const messages = loaded?.pages.find((p) => p.page.id === source.page_id)?.messages ?? [];
     return inTransaction(this.db, async ({ tx }) => {
+      // Still `active` now, under a share lock: a terminal move waits for the export or comes first.
+      const status = await temporaryConversationsRepository.statusForShare(tx, conversationId);
+      if (status !== 'active') throw conversationNotActive(conversationId, status ?? 'gone');
       const row = await pageStagedWritesRepository.insert(tx, {
         id: newId(ID_PREFIX.pageStagedWrite),
         account_id: conversation.account_id,

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DomainError, ID_PREFIX, newId, toStorableText } from '@hearth/domain';
+import { conversationNotActive, DomainError, ID_PREFIX, newId, toStorableText } from '@hearth/domain';
 import { macroContextOf, type PromptEngineInput } from '@hearth/domain/prompt/engine';
 import { MacroSession } from '@hearth/domain/prompt/macros';
 import { applyRegexScripts, REGEX_PLACEMENTS } from '@hearth/domain/prompt/regex';
@@ -8,6 +8,7 @@ import {
   conversationRepository,
   generationRunsRepository,
   inTransaction,
+  temporaryConversationsRepository,
   turnCommitRepository,
   type Db,
   type FloorRow,
@@ -97,6 +98,7 @@ export class TurnCommitter {
     const mutations = stagedMutationsOf(state);
     if (
       state.kind === 'respond' &&
+      state.session.kind !== 'temporary' &&
       !run.detached &&
       !state.stateWrites &&
       !mutations.some((m) => m.scope === 'local')
@@ -123,6 +125,12 @@ export class TurnCommitter {
         const { tx } = uow;
         // A lock held longer than this fails the commit with 503 `commit_busy` (generate-run.ts).
         await generationRunsRepository.setLockTimeout(tx, this.config.turnCommitLockTimeoutMs);
+        // A temporary conversation commits only while `active` (spec 2): a terminal move that came
+        // after the turn started, even one too late to cancel it, makes the commit fail.
+        if (state.session.kind === 'temporary') {
+          const status = await temporaryConversationsRepository.statusForShare(tx, state.session.id);
+          if (status !== 'active') throw conversationNotActive(state.session.id, status ?? 'gone');
+        }
         let floor: FloorRow;
         let page: PageWithMessages;
         if (state.kind === 'respond') {
