@@ -363,7 +363,7 @@ describe('Chat export (sync) and round trips', () => {
 
   it('400 validation_error for a bad query', async () => {
     const imported = await importChat(extJsonlChat(1));
-    for (const query of ['?format=zip', '?include_variables=maybe', '?include_memories=1', '?other=1']) {
+    for (const query of ['?format=zip', '?include_variables=maybe', '?include_memories=2', '?other=1']) {
       const res = await t.http
         .get(`/export/chat/${imported.session_id}${query}`)
         .set('x-api-key', alice.apiKey);

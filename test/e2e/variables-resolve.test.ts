@@ -151,6 +151,13 @@ describe('Variables: resolve and the page ledger', () => {
     expect(empty.body.data.layers.map((l: { items: unknown[] }) => l.items.length)).toEqual([0, 0, 1]);
     const off = await resolve({ session_id: hosts.sessionId, include_layers: 'false' });
     expect(off.body.data.layers).toBeUndefined();
+    // 1 and 0, as every boolean query of the API reads them.
+    const one = await resolve({ session_id: hosts.sessionId, include_layers: '1' });
+    expect(one.status).toBe(200);
+    expect(Array.isArray(one.body.data.layers)).toBe(true);
+    expect(
+      (await resolve({ session_id: hosts.sessionId, include_layers: '0' })).body.data.layers,
+    ).toBeUndefined();
   });
 
   it('accepts an explicit branch_id that agrees: the floor’s branch or a branch whose history holds it', async () => {

@@ -327,6 +327,7 @@ describe('Worldbook entries', () => {
       expect(disabled.body.data.every((e: { disable: boolean }) => e.disable)).toBe(true);
       expect((await get(`${base(bookId)}?disable=false`)).body.meta.total).toBe(166);
       expect((await get(`${base(bookId)}?constant=true`)).body.meta.total).toBe(25);
+      expect((await get(`${base(bookId)}?constant=1`)).body.meta.total).toBe(25);
       expect((await get(`${base(bookId)}?position=4`)).body.meta.total).toBe(50);
       expect((await get(`${base(bookId)}?position=4&constant=true`)).body.meta.total).toBe(0);
       // keys (case-insensitive), comment, content
@@ -347,7 +348,7 @@ describe('Worldbook entries', () => {
 
     it.each([
       'disable=yes',
-      'constant=1',
+      'constant=2',
       'position=8',
       'position=x',
       'sort_by=name',

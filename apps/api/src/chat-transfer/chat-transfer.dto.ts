@@ -1,14 +1,11 @@
 import { ApiPropertyOptional, ApiProperty } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsOptional, IsString, Length, Matches, ValidateIf } from 'class-validator';
 import { CHAT_FORMATS, CHAT_TITLE_MAX, type ChatFormat } from '@hearth/app';
+import { QueryBool } from '../http/query-boolean';
 
 const NOT_BLANK = /\S/;
 /** Optional, and `null` counts as absent. */
 const Optional = () => ValidateIf((_o, v) => v !== undefined && v !== null);
-/** Query strings: `true` / `false` become booleans; anything else fails `IsBoolean`. */
-const QueryBool = () =>
-  Transform(({ value }) => (value === 'true' ? true : value === 'false' ? false : value));
 
 /** `POST /import/chat` and `POST /import/chat/jobs` (JSON only). */
 export class ImportChatDto {

@@ -19,6 +19,7 @@ import {
   type ModelSlot,
 } from '@hearth/domain';
 import type { LlmProfileRow } from '@hearth/persistence';
+import { queryBoolean } from '../http/query-boolean';
 
 /** Limits of profile fields (docs/decisions.md "Model profiles"). */
 export const PRESET_NAME_MAX_CHARS = 120;
@@ -33,10 +34,6 @@ const TEXT_MESSAGE = { message: '$property must not be blank or contain NUL char
 // eslint-disable-next-line no-control-regex -- keys are one token: no whitespace, no control characters
 const KEY = /^[^\s\u0000-\u001f\u007f]+$/;
 const KEY_MESSAGE = { message: 'api_key must not contain whitespace or control characters' };
-
-/** A boolean query flag: `true`/`false`, or `1`/`0` as the other boolean queries of spec 2 accept. */
-const queryBoolean = ({ value }: { value: unknown }) =>
-  value === 'true' || value === '1' ? true : value === 'false' || value === '0' ? false : value;
 
 /** `POST /llm-profiles`. */
 export class CreateLlmProfileDto {

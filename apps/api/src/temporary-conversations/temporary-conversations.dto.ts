@@ -19,6 +19,7 @@ import {
 import { TOOL_TRANSPORT_PREFERENCES } from '@hearth/app';
 import { TEMPORARY_CONVERSATION_LIMITS as LIMITS } from '@hearth/domain';
 import type { PageStagedWriteRow } from '@hearth/persistence';
+import { queryBoolean } from '../http/query-boolean';
 
 const ID_MAX = 200;
 const NOT_BLANK = /\S/;
@@ -150,9 +151,7 @@ export class TemporaryRetryStepDto extends TemporaryRetryDto {
 /** `GET /temporary-conversations/:id/inspect?include_agent_private=true|false|1|0`. */
 export class InspectTemporaryQueryDto {
   @IsOptional()
-  @Transform(({ value }) =>
-    value === 'true' || value === '1' ? true : value === 'false' || value === '0' ? false : value,
-  )
+  @Transform(queryBoolean)
   @IsIn([true, false], { message: 'include_agent_private must be true, false, 1 or 0' })
   include_agent_private?: boolean;
 }

@@ -17,12 +17,9 @@ import {
 } from 'class-validator';
 import { USER_CARD_BATCH_MAX_IDS, type UserCardListInput } from '@hearth/app';
 import type { UserCardRow } from '@hearth/persistence';
+import { queryBoolean } from '../http/query-boolean';
 
 const INT32_MAX = 2147483647;
-
-/** `true` / `false` in a query string become booleans; anything else stays and fails `@IsBoolean`. */
-const queryBoolean = ({ value }: { value: unknown }) =>
-  value === 'true' ? true : value === 'false' ? false : value;
 
 /** `POST /users`. The snapshot's `name` and size are checked by the use case. */
 export class CreateUserCardDto {

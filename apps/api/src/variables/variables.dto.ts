@@ -34,15 +34,13 @@ import type {
   VariableRow,
   VariableScopeName,
 } from '@hearth/persistence';
+import { queryBoolean } from '../http/query-boolean';
 
 // eslint-disable-next-line no-control-regex -- keys must be free of NUL
 const NO_NUL = /^[^\u0000]*$/;
 const NO_NUL_MESSAGE = { message: 'must not contain NUL characters' };
 /** A branch scope_id is `<session_id>:<branch_id>`. */
 const SCOPE_ID_MAX_CHARS = VARIABLE_HOST_ID_MAX_CHARS * 2 + 1;
-
-const queryBoolean = ({ value }: { value: unknown }) =>
-  value === 'true' ? true : value === 'false' ? false : value;
 
 /** One `VariableWrite` (spec 2 "Upsert body"). `value` is any JSON, null included (checked by the use case). */
 export class VariableWriteDto {

@@ -21,6 +21,7 @@ import {
 } from 'class-validator';
 import { isPlainObject, validationError } from '@hearth/domain';
 import type { AssetVersionRow, WorldbookEntryRow, WorldbookRow } from '@hearth/persistence';
+import { QueryBool } from '../http/query-boolean';
 
 const NOT_BLANK = /\S/;
 /** Validated only when present (`null` is a value, and refused where the field is not nullable). */
@@ -30,9 +31,6 @@ const NotNull = () => ValidateIf((_o, v) => v !== undefined && v !== null);
 /** Query strings: decimal integers become numbers; anything else stays a string and fails `IsInt`. */
 const QueryInt = () =>
   Transform(({ value }) => (typeof value === 'string' && /^-?\d{1,15}$/.test(value) ? Number(value) : value));
-/** Query strings: `true` / `false` become booleans; anything else fails `IsBoolean`. */
-const QueryBool = () =>
-  Transform(({ value }) => (value === 'true' ? true : value === 'false' ? false : value));
 
 export const WORLDBOOK_NAME_MAX = 200;
 export const WORLDBOOK_BATCH_MAX = 100;
