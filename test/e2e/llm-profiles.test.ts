@@ -464,6 +464,9 @@ describe('LLM profiles', () => {
       ['reasoning_effort extreme', { reasoning_effort: 'extreme' }],
       ['max_output_tokens 0', { max_output_tokens: 0 }],
       ['an unknown param', { seed: 1 }],
+      ['params a string', 'abc'],
+      ['params an array', [1]],
+      ['params a number', 5],
     ])('refuses %s with 400 invalid_params and binds nothing', async (_label, params) => {
       const p = await newProfile({}, account);
       const res = await bind(p.id, { instance_slot: 'director', params });

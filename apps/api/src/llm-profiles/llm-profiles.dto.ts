@@ -1,9 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import {
+  Allow,
   IsBoolean,
   IsIn,
-  IsObject,
   IsOptional,
   IsString,
   Length,
@@ -157,8 +157,8 @@ export class ActivateLlmProfileDto {
     nullable: true,
     description: 'spec 2 binding params; a null field cancels it',
   })
-  @IsOptional()
-  @IsObject()
+  // Judged by the use case: anything but an object or null is 400 `invalid_params` (spec 2's code).
+  @Allow()
   params?: Record<string, unknown> | null;
 }
 
