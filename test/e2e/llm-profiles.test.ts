@@ -482,7 +482,6 @@ describe('LLM profiles', () => {
       ['session_id with scope global', { session_id: 'ses_x' }],
       ['an unknown slot', { instance_slot: 'writer' }],
       ['an unknown scope', { scope: 'project' }],
-      ['params that are not an object', { params: [1] }],
     ])('refuses %s with 400 validation_error', async (_label, body) => {
       const p = await newProfile({}, account);
       const res = await bind(p.id, body);
