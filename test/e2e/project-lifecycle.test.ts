@@ -171,6 +171,58 @@ describe('Project archive and restore', () => {
     );
   });
 
+  it('an archive racing derived-output changes and session writes: each lands before the archive or is refused', async () => {
+    const project = await memberedProject();
+    const outputs = `/projects/${project.id}/derived-outputs`;
+    const items: string[] = [];
+    for (let i = 0; i < 6; i++)
+      items.push(
+        (
+          await t.http
+            .post(outputs)
+            .set('x-api-key', owner.apiKey)
+            .send({ domain: 'd', value: { i } })
+            .expect(201)
+        ).body.item.id,
+      );
+    const session = await createSessionRow(t, project);
+    const writes = [
+      ...items.slice(0, 3).map((id) =>
+        t.http
+          .patch(`${outputs}/${id}`)
+          .set('x-api-key', owner.apiKey)
+          .send({ value: { changed: id } }),
+      ),
+      ...items.slice(3).map((id) => t.http.delete(`${outputs}/${id}`).set('x-api-key', owner.apiKey)),
+      ...Array.from({ length: 4 }, (_, i) =>
+        t.http
+          .post('/sessions')
+          .set('x-api-key', owner.apiKey)
+          .send({ project_id: project.id, title: `s${i}` }),
+      ),
+      t.http.patch(`/sessions/${session.id}`).set('x-api-key', owner.apiKey).send({ title: 'renamed' }),
+    ];
+    const [archived, ...results] = await Promise.all([archive(project.id), ...writes]);
+    expect(archived.status).toBe(200);
+    for (const res of results) {
+      expect([200, 201, 409]).toContain(res.status);
+      if (res.status === 409) expect(res.body.error.code).toBe('project_archived');
+    }
+    // Every change that got in is recorded before the archive event, and no session joined after it.
+    const events = await projectEventRows(t, project.id);
+    const archiveAt = events.find((e) => e.type === 'project.archived')!.sequence;
+    const changes = events.filter((e) => e.type.startsWith('derived_output.') && e.sequence > archiveAt);
+    expect(changes).toEqual([]);
+    const db = t.resources.database.db;
+    const archivedAt = (await projectsRepository.findProject(db, project.id))!.updated_at;
+    const sessions = await db
+      .selectFrom('sessions')
+      .select(['created_at'])
+      .where('project_id', '=', project.id)
+      .execute();
+    expect(sessions.filter((s) => s.created_at > archivedAt)).toEqual([]);
+  });
+
   it('an archived Project answers 409 project_archived on its frozen routes; restore brings them back', async () => {
     const project = await memberedProject();
     const session = await createSessionRow(t, project);

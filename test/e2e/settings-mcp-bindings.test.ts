@@ -51,6 +51,35 @@ describe('Project settings overrides: MCP bindings', () => {
   }
 
   describe('MCP bindings', () => {
+    it('concurrent settings writes on one Project, and other writes beside them, all land (they took turns, no deadlock)', async () => {
+      const p = await createProject(t, { accountId: owner.accountId });
+      const servers = await Promise.all(
+        Array.from({ length: 4 }, () => createMcpServer(t, owner.apiKey, { tools: ['search'] })),
+      );
+      const results = await Promise.all([
+        ...servers.map((server) => put('mcp-bindings', { mcp_server_id: server.id }, owner.apiKey, p)),
+        ...Array.from({ length: 4 }, (_, i) =>
+          t.http
+            .post(`/projects/${p.id}/inbox`)
+            .set('x-api-key', owner.apiKey)
+            .send({ kind: 'race', title: `#${i}` }),
+        ),
+        ...Array.from({ length: 4 }, (_, i) =>
+          t.http
+            .post(`/projects/${p.id}/derived-outputs`)
+            .set('x-api-key', owner.apiKey)
+            .send({ domain: 'race', value: { i } }),
+        ),
+      ]);
+      expect(results.map((r) => r.status)).toEqual([...Array(4).fill(200), ...Array(8).fill(201)]);
+      const list = await get('mcp-bindings', owner.apiKey, p);
+      expect(list.body.items.map((b: { mcp_server_id: string }) => b.mcp_server_id).sort()).toEqual(
+        servers.map((server) => server.id).sort(),
+      );
+      const events = await projectEventRows(t, p.id);
+      expect(events.map((e) => e.sequence)).toEqual(events.map((_, i) => i + 1));
+    });
+
     it('upserts one record per mcp_server_id, defaults and duplicate removal', async () => {
       const p = await createProject(t, { accountId: owner.accountId });
       const server = await createMcpServer(t, owner.apiKey, { tools: ['search', 'fetch', 'write'] });

@@ -113,11 +113,19 @@ export const projectsRepository = {
   /**
    * The Project row, locked until the transaction ends: `update` for a status change, `share` for a
    * write into the Project that must not race an archive (it waits for a pending archive to commit
-   * and then sees the new status).
+   * and then sees the new status), `no_key_update` for a write that changes the row itself later in
+   * the transaction (settings overrides): taken first, it waits for the share-lockers and they for it,
+   * instead of both holding a share lock and deadlocking over the upgrade; foreign-key checks of other
+   * writes (key share) do not wait for it.
    */
-  async lockProject(tx: Tx, id: string, mode: 'update' | 'share'): Promise<ProjectRow | undefined> {
+  async lockProject(
+    tx: Tx,
+    id: string,
+    mode: 'update' | 'share' | 'no_key_update',
+  ): Promise<ProjectRow | undefined> {
     const q = tx.selectFrom('projects').selectAll().where('id', '=', id);
-    return (mode === 'update' ? q.forUpdate() : q.forShare()).executeTakeFirst();
+    const locked = mode === 'update' ? q.forUpdate() : mode === 'share' ? q.forShare() : q.forNoKeyUpdate();
+    return locked.executeTakeFirst();
   },
 
   /** Project status transitions have no route yet (spec 1: not shown); tests and later issues use this. */

@@ -20,7 +20,7 @@ export class ArchiveDerivedOutputUseCase {
 
   async execute(actor: Actor, projectId: string, itemId: string): Promise<DerivedOutputRow> {
     return inTransaction(this.db, async (uow) => {
-      const grant = await this.access.forWrite(actor, projectId, uow.tx);
+      const grant = await this.access.forChange(actor, projectId, uow.tx);
       const entry = await derivedOutputsRepository.findInProjectForUpdate(uow.tx, grant.project.id, itemId);
       if (!entry) throw derivedOutputNotFound();
       this.access.assertMayChange(actor, grant, entry);

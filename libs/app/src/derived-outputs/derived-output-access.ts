@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError } from '@hearth/domain';
 import { ProjectAccess, type Actor, type ProjectGrant } from '@hearth/permissions';
-import type { DerivedOutputRow, Executor } from '@hearth/persistence';
+import { projectsRepository, type DerivedOutputRow, type Executor, type Tx } from '@hearth/persistence';
 
 export const projectArchived = () => new DomainError('project_archived', 409, 'The Project is archived');
 
@@ -32,6 +32,19 @@ export class DerivedOutputAccess {
     });
     if (grant.project.status === 'archived') throw projectArchived();
     return grant;
+  }
+
+  /**
+   * For a change of an entry inside `tx` (update, archive): the Project row is share-locked before the
+   * entry, as creates do, so an archive is ordered with the change (it waits for it, or the change
+   * waits and then sees `archived`) and the two never deadlock.
+   */
+  async forChange(actor: Actor, projectId: string, tx: Tx): Promise<ProjectGrant> {
+    const grant = await this.forWrite(actor, projectId, tx);
+    const project = await projectsRepository.lockProject(tx, grant.project.id, 'share');
+    if (!project) throw new DomainError('project_not_found', 404, 'Project not found');
+    if (project.status === 'archived') throw projectArchived();
+    return { project, role: grant.role };
   }
 
   /** Owners change any entry; derivers only their own. */

@@ -13,7 +13,7 @@ import {
 } from '@hearth/persistence';
 import { DB } from '@hearth/platform';
 import { OperationLogWriter } from '../operation-logs/operation-log-writer';
-import { ensureProjectActive } from '../projects/project-guards';
+import { lockActiveProject } from '../projects/project-guards';
 import { startSessionConversation } from '../conversation/session-conversation';
 import { sessionRef, type SessionBindingsInput } from './session-access';
 import { resolveSessionBindings } from './session-bindings';
@@ -66,9 +66,8 @@ export async function createSessionInTransaction(
   const now = Date.now();
   let project: ProjectRow;
   if (input.project_id != null) {
-    project = (await deps.access.require(actor, input.project_id, 'project.session.write', { db: tx }))
-      .project;
-    ensureProjectActive(project);
+    const granted = await deps.access.require(actor, input.project_id, 'project.session.write', { db: tx });
+    project = await lockActiveProject(tx, granted.project.id);
   } else {
     if (!actor.clientIsDefault) {
       throw new DomainError(

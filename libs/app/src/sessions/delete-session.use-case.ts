@@ -4,7 +4,7 @@ import { inTransaction, sessionsRepository, type Db } from '@hearth/persistence'
 import { DB } from '@hearth/platform';
 import { ProjectEventWriter } from '../events/project-event-writer';
 import { OperationLogWriter } from '../operation-logs/operation-log-writer';
-import { ensureProjectActive } from '../projects/project-guards';
+import { lockActiveProject } from '../projects/project-guards';
 import { requireSession, sessionRef } from './session-access';
 
 /**
@@ -36,7 +36,7 @@ export class DeleteSessionUseCase {
           lock: true,
         },
       );
-      ensureProjectActive(project);
+      await lockActiveProject(uow.tx, project.id);
       await sessionsRepository.deleteSession(uow.tx, session.id);
       const log = await this.operationLogs.write(uow.tx, actor, {
         action: 'delete_session',

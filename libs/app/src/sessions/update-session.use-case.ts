@@ -12,7 +12,7 @@ import type { Updateable } from 'kysely';
 import { DB } from '@hearth/platform';
 import { ProjectEventWriter } from '../events/project-event-writer';
 import { OperationLogWriter } from '../operation-logs/operation-log-writer';
-import { ensureProjectActive } from '../projects/project-guards';
+import { lockActiveProject } from '../projects/project-guards';
 import { BINDING_FIELDS, requireSession, sessionRef, type SessionBindingsInput } from './session-access';
 import { resolveSessionBindings } from './session-bindings';
 
@@ -54,7 +54,7 @@ export class UpdateSessionUseCase {
           lock: true,
         },
       );
-      ensureProjectActive(project);
+      await lockActiveProject(uow.tx, project.id);
 
       const bindings = await resolveSessionBindings(uow.tx, session.account_id, {
         ...Object.fromEntries(BINDING_FIELDS.map((field) => [field, input[field]])),

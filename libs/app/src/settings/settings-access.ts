@@ -20,10 +20,14 @@ export class SettingsAccess {
     return grant;
   }
 
-  /** For a write inside `tx`: the Project row is share-locked, so a concurrent archive is ordered with it. */
+  /**
+   * For a write inside `tx`: the Project row is locked first for the update of its `settings_override`
+   * that ends the write (`no_key_update`), so a concurrent archive, another settings write and the
+   * Project's other writers (share lock, then the event counter) take turns instead of deadlocking.
+   */
   async forWrite(actor: Actor, projectId: string, tx: Tx): Promise<ProjectGrant> {
     const grant = await this.access.require(actor, projectId, 'project.config.write', { db: tx });
-    const project = await projectsRepository.lockProject(tx, grant.project.id, 'share');
+    const project = await projectsRepository.lockProject(tx, grant.project.id, 'no_key_update');
     if (!project) throw new DomainError('project_not_found', 404, 'Project not found');
     ensureProjectActive(project);
     return { project, role: grant.role };
