@@ -192,6 +192,46 @@ describe('accounts, multi mode', () => {
     );
   });
 
+  /** The account as an admin reads it, with the number of its operation logs. */
+  const snapshotOf = async (accountId: string) => ({
+    account: (await t.http.get(`/accounts/${accountId}`).set(admin()).expect(200)).body.data,
+    logs: (await t.http.get(`/operation-logs?target_id=${accountId}&limit=200`).set(admin()).expect(200)).body
+      .meta.total,
+  });
+
+  it.each([
+    ['a null name', { name: null }, 'name'],
+    ['a null role', { role: null }, 'role'],
+    ['a null status', { status: null }, 'status'],
+    ['a null name with a valid role', { name: null, role: 'admin' }, 'name'],
+    ['a null status with a valid name', { name: 'Changed', status: null }, 'status'],
+  ])(
+    'rejects PATCH with %s (400 validation_error naming the field, nothing written)',
+    async (_label, body, field) => {
+      const { accountId } = await createAccountWithKey(t, { name: 'Unchanged' });
+      const before = await snapshotOf(accountId);
+      const res = await t.http.patch(`/accounts/${accountId}`).set(admin()).send(body).expect(400);
+      expect(res.body.error.code).toBe('validation_error');
+      expect(res.body.error.details.fields.map((f: { field: string }) => f.field)).toEqual([field]);
+      expect(await snapshotOf(accountId)).toEqual(before);
+    },
+  );
+
+  it.each([
+    ['a null name', { name: null }, 'name'],
+    ['a null role', { role: null }, 'role'],
+    ['a null status', { status: null }, 'status'],
+  ])(
+    'rejects PATCH of the default account with %s (400 validation_error, not 409 or 500)',
+    async (_label, body, field) => {
+      const before = await snapshotOf('default');
+      const res = await t.http.patch('/accounts/default').set(admin()).send(body).expect(400);
+      expect(res.body.error.code).toBe('validation_error');
+      expect(res.body.error.details.fields.map((f: { field: string }) => f.field)).toEqual([field]);
+      expect(await snapshotOf('default')).toEqual(before);
+    },
+  );
+
   it('accepts a PATCH name of 120 characters', async () => {
     const { accountId } = await createAccountWithKey(t);
     const name = 'x'.repeat(120);
@@ -349,6 +389,49 @@ describe('accounts, multi mode', () => {
     );
   });
 
+  it('answers 403 account_forbidden to non-admins before validating the path, query or body', async () => {
+    const user = await createAccountWithKey(t, { role: 'user' });
+    const client = await createClientWithKey(t, 'default');
+    const total = async () =>
+      (await t.http.get('/accounts?limit=200').set(admin()).expect(200)).body.meta.total;
+    const accountsBefore = await total();
+    const defaultBefore = await snapshotOf('default');
+    const userBefore = await snapshotOf(user.accountId);
+    for (const key of [user.apiKey, client.apiKey]) {
+      for (const call of [
+        () => t.http.post('/accounts').send({}),
+        () => t.http.post('/accounts').send({ name: 'x', role: 'root' }),
+        () => t.http.get('/accounts?limit=500'),
+        () => t.http.get('/accounts?offset=-1'),
+        () => t.http.get(`/accounts/${'p'.repeat(201)}`),
+        () => t.http.patch('/accounts/default').send({ foo: 1 }),
+        () => t.http.patch('/accounts/default').send({}),
+        () => t.http.patch('/accounts/default').send({ name: null }),
+        () => t.http.patch(`/accounts/${user.accountId}`).send({ role: 'root' }),
+        () => t.http.delete(`/accounts/${'p'.repeat(201)}`),
+        () => t.http.post(`/accounts/${'p'.repeat(201)}/api-keys`),
+      ]) {
+        const res = await call().set('x-api-key', key);
+        expect([res.status, res.body.error?.code]).toEqual([403, 'account_forbidden']);
+      }
+    }
+    expect(await total()).toBe(accountsBefore);
+    expect(await snapshotOf('default')).toEqual(defaultBefore);
+    expect(await snapshotOf(user.accountId)).toEqual(userBefore);
+  });
+
+  it('keeps answering 400 validation_error to admins for the same requests', async () => {
+    for (const call of [
+      () => t.http.post('/accounts').send({}),
+      () => t.http.get('/accounts?limit=500'),
+      () => t.http.patch('/accounts/default').send({ foo: 1 }),
+      () => t.http.patch('/accounts/default').send({}),
+    ]) {
+      const res = await call().set(admin());
+      expect([res.status, res.body.error?.code]).toEqual([400, 'validation_error']);
+    }
+  });
+
   it('answers 403 account_forbidden to a non-default Client, even of an admin account', async () => {
     const client = await createClientWithKey(t, 'default');
     const res = await t.http.get('/accounts').set('x-api-key', client.apiKey).expect(403);
@@ -478,6 +561,26 @@ describe('accounts, single mode (the default)', () => {
       (await t.http.post('/accounts').set('x-api-key', user.apiKey).send({ name: 'x' }).expect(403)).body
         .error.code,
     ).toBe('account_forbidden');
+  });
+
+  it('checks admin (403), then the body (400), then the mode (409)', async () => {
+    const user = await createAccountWithKey(t);
+    for (const call of [
+      () => t.http.post('/accounts').send({}),
+      () => t.http.patch('/accounts/default').send({}),
+      () => t.http.patch('/accounts/default').send({ name: null }),
+      () => t.http.patch('/accounts/default').send({ foo: 1 }),
+    ]) {
+      const forbidden = await call().set('x-api-key', user.apiKey);
+      expect([forbidden.status, forbidden.body.error?.code]).toEqual([403, 'account_forbidden']);
+      const invalid = await call().set(admin());
+      expect([invalid.status, invalid.body.error?.code]).toEqual([400, 'validation_error']);
+    }
+    const restricted = await t.http.patch('/accounts/default').set(admin()).send({ name: 'Renamed' });
+    expect([restricted.status, restricted.body.error?.code]).toEqual([409, 'account_mode_restricted']);
+    expect((await t.http.get('/accounts/default').set(admin()).expect(200)).body.data.name).toBe(
+      'Default account',
+    );
   });
 
   it('issues a key for the default account', async () => {

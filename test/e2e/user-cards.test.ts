@@ -236,6 +236,21 @@ describe('User cards', () => {
       expect((await get(card.id)).body.data).toEqual(card);
     });
 
+    it.each([
+      [{ status: null }, 'status'],
+      [{ snapshot: null }, 'snapshot'],
+      [{ status: null, expected_revision: 1 }, 'status'],
+      [{ status: null, snapshot: { name: 'Renamed' } }, 'status'],
+      [{ status: 'disabled', snapshot: null }, 'snapshot'],
+    ])('refuses null in %j with 400 validation_error naming %s, writing nothing', async (body, field) => {
+      const card = await createUserCard(t, owner.apiKey);
+      const res = await patch(card.id, body);
+      expectError(res, 400, 'validation_error');
+      expect(res.body.error.details.fields.map((f: { field: string }) => f.field)).toEqual([field]);
+      expect((await get(card.id)).body.data).toEqual(card);
+      expect((await logsOf(owner.accountId, card.id)).map((l) => l.action)).toEqual(['create_user_card']);
+    });
+
     it('gives exactly one of 20 concurrent PATCHes with the same expected_revision; the winner is stored', async () => {
       const card = await createUserCard(t, owner.apiKey, { name: 'Contended' });
       const results = await Promise.all(

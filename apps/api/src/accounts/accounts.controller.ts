@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import {
   CreateAccountUseCase,
@@ -11,6 +11,7 @@ import {
 import type { Actor } from '@hearth/permissions';
 import { CurrentActor } from '../http/actor.decorator';
 import { DataList, Envelope } from '../http/envelope';
+import { AccountAdminGuard } from './account-admin.guard';
 import {
   CreateAccountDto,
   IdParamDto,
@@ -21,9 +22,13 @@ import {
   UpdateAccountDto,
 } from './accounts.dto';
 
-/** Spec 3 "Accounts" (admin role only) and CONTRACT.md `POST /accounts/:id/api-keys`. */
+/**
+ * Spec 3 "Accounts" (admin role only) and CONTRACT.md `POST /accounts/:id/api-keys`. Every route is
+ * an admin route: the guard answers 403 `account_forbidden` before the path, query or body is validated.
+ */
 @ApiTags('accounts')
 @Envelope('data')
+@UseGuards(AccountAdminGuard)
 @Controller('accounts')
 export class AccountsController {
   constructor(

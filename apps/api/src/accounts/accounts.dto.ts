@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min, ValidateIf } from 'class-validator';
 import type { AccountRow } from '@hearth/persistence';
 
 const NOT_BLANK = /\S/;
@@ -23,19 +23,22 @@ export class CreateAccountDto {
   role?: 'admin' | 'user';
 }
 
-/** At least one field (checked by the use case). */
+/**
+ * At least one field (checked by the use case); null is not a value of any (400, like
+ * `UpdateClientDto`: `@IsOptional` would let null through to the NOT NULL columns).
+ */
 export class UpdateAccountDto {
-  @IsOptional()
+  @ValidateIf((o: UpdateAccountDto) => o.name !== undefined)
   @IsString()
   @Length(1, 120)
   @Matches(NOT_BLANK, { message: 'name must not be blank' })
   name?: string;
 
-  @IsOptional()
+  @ValidateIf((o: UpdateAccountDto) => o.role !== undefined)
   @IsIn(['admin', 'user'])
   role?: 'admin' | 'user';
 
-  @IsOptional()
+  @ValidateIf((o: UpdateAccountDto) => o.status !== undefined)
   @IsIn(['active', 'disabled'])
   status?: 'active' | 'disabled';
 }

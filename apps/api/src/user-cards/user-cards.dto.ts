@@ -14,6 +14,7 @@ import {
   Length,
   Max,
   Min,
+  ValidateIf,
 } from 'class-validator';
 import { USER_CARD_BATCH_MAX_IDS, type UserCardListInput } from '@hearth/app';
 import type { UserCardRow } from '@hearth/persistence';
@@ -31,15 +32,18 @@ export class CreateUserCardDto {
   snapshot!: Record<string, unknown>;
 }
 
-/** `PATCH /users/:id`: at least one of snapshot or status (checked by the use case). */
+/**
+ * `PATCH /users/:id`: at least one of snapshot or status (checked by the use case). Null is not a
+ * snapshot or a status (400); a null `expected_revision` is no check, like an absent one.
+ */
 export class UpdateUserCardDto {
   @ApiPropertyOptional({ type: Object, description: 'Replaces the whole snapshot' })
-  @IsOptional()
+  @ValidateIf((o: UpdateUserCardDto) => o.snapshot !== undefined)
   @IsObject()
   snapshot?: Record<string, unknown>;
 
   @ApiPropertyOptional({ enum: ['active', 'disabled'] })
-  @IsOptional()
+  @ValidateIf((o: UpdateUserCardDto) => o.status !== undefined)
   @IsIn(['active', 'disabled'])
   status?: 'active' | 'disabled';
 
