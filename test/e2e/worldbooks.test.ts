@@ -343,6 +343,22 @@ describe('Worldbooks', () => {
       expect(log?.before_ref).toEqual({ id: book.id, name: 'Before', version_no: 1 });
     });
 
+    it("a file's name past 200 characters is cut to 200, so the book saves back as read", async () => {
+      const long = `${'Ä'.repeat(150)}${'😀'.repeat(150)}`;
+      const res = await importBody({
+        data: { ...readWorldbookFixture('Eldoria.st-1.12.6.json'), name: long },
+      });
+      expect(res.status).toBe(201);
+      expect(res.body.data.name).toBe(`${'Ä'.repeat(150)}${'😀'.repeat(50)}`);
+      const detail = (await get(`/worldbooks/${res.body.data.id}`)).body.data;
+      const saved = await put(res.body.data.id, {
+        name: detail.name,
+        data: detail.data,
+        expected_version: 1,
+      });
+      expect(saved.status).toBe(200);
+    });
+
     it('a PUT of the detail data as read rewrites no entry and leaves the export as it was', async () => {
       const original = readWorldbookFixture('Eldoria.st-1.12.6.json');
       const book = await importWorldbook(t, owner.apiKey, original, 'Round trip');

@@ -24,6 +24,18 @@ export interface ImportWorldbookInput {
   data: Record<string, unknown>;
 }
 
+/** A book's name, as every route takes it: 1-200 characters. */
+const WORLDBOOK_NAME_MAX_CHARS = 200;
+
+/**
+ * The name a file gives its book: cut to 200 characters (a name the book's own PUT would refuse
+ * could not be saved back as read), `Unnamed Worldbook` when it has none.
+ */
+function bookNameOfFile(name: string | null | undefined): string {
+  const cut = [...(name ?? '')].slice(0, WORLDBOOK_NAME_MAX_CHARS).join('');
+  return cut.trim() ? cut : 'Unnamed Worldbook';
+}
+
 /** `POST /import/worldbook`: a new book at version 1 (a full snapshot), its entries, `import_worldbook`. */
 @Injectable()
 export class ImportWorldbookUseCase {
@@ -36,7 +48,7 @@ export class ImportWorldbookUseCase {
     checkWorldbookImportEntries(importedEntries(input.data));
     const parsed = parseImportedWorldbook(input.data);
     checkWorldbookStoredUids(parsed.entries);
-    const name = input.name ?? (parsed.name?.trim() ? parsed.name : 'Unnamed Worldbook');
+    const name = input.name ?? bookNameOfFile(parsed.name);
     const extra = { ...parsed.extra };
     delete extra.name;
     const now = Date.now();
