@@ -86,6 +86,17 @@ describe('projects', () => {
       );
     });
 
+    it('a subject that is observer as account and deriver as Client is listed under deriver only', async () => {
+      const dual = await createAccountCaller(t, { name: 'Dual' });
+      const both = await createManualProject(t, { accountId: stranger.accountId, name: 'Both' });
+      await addMember(t, both, dual, 'observer', { as: 'account' });
+      await addMember(t, both, dual, 'deriver', { as: 'client' });
+      expect((await get('/projects?role=observer', dual).expect(200)).body.items).toEqual([]);
+      expect((await get('/projects?role=deriver', dual).expect(200)).body.items).toEqual([
+        expect.objectContaining({ id: both.id, role: 'deriver' }),
+      ]);
+    });
+
     it('pages with the opaque cursor: every Project once, in order', async () => {
       const seen: string[] = [];
       let cursor: string | null = null;

@@ -195,18 +195,23 @@ export const projectsRepository = {
       q = owned ? q.where('projects.account_id', '=', subject.accountId) : q.where((eb) => eb.val(false));
     } else if (query.role) {
       const role = query.role;
+      // The role the item shows: a subject that is both observer and deriver (as account and as
+      // Client) reads as deriver, so `observer` lists only Projects where it holds no deriver membership.
+      const membership = (eb: ExpressionBuilder<Database, 'projects'>, r: ProjectMemberRow['role']) =>
+        eb.exists(
+          eb
+            .selectFrom('project_members')
+            .select('project_members.id')
+            .whereRef('project_members.project_id', '=', 'projects.id')
+            .where('project_members.status', '=', 'active')
+            .where('project_members.role', '=', r)
+            .where((m) => subjectMemberships(m, subject)),
+        );
       q = q.where((eb) =>
         eb.and([
           ...(owned ? [eb('projects.account_id', '!=', subject.accountId)] : []),
-          eb.exists(
-            eb
-              .selectFrom('project_members')
-              .select('project_members.id')
-              .whereRef('project_members.project_id', '=', 'projects.id')
-              .where('project_members.status', '=', 'active')
-              .where('project_members.role', '=', role)
-              .where((m) => subjectMemberships(m, subject)),
-          ),
+          membership(eb, role),
+          ...(role === 'observer' ? [eb.not(membership(eb, 'deriver'))] : []),
         ]),
       );
     }
