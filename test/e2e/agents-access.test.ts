@@ -191,6 +191,13 @@ describe('Agents: access', () => {
         expect(await outcomes(client.apiKey, 'ws_missing', 'agt_missing')).toEqual(
           all('403 agent_type_account_only'),
         );
+        // Before the body is validated too: a malformed create or patch is still the 403.
+        const at = `/workspaces/${ws}/agent-types`;
+        for (const res of [
+          await t.http.post(at).set('x-api-key', client.apiKey).send({ key: '', bogus: 1 }),
+          await t.http.patch(`${at}/${type.id}`).set('x-api-key', client.apiKey).send({ name: 7 }),
+        ])
+          expect(outcome(res)).toBe('403 agent_type_account_only');
       }
     });
 

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Patch, Post, UseGuards } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import {
   agentTypeView,
@@ -11,11 +11,13 @@ import {
 import type { Actor } from '@hearth/permissions';
 import { CurrentActor } from '../http/actor.decorator';
 import { Envelope } from '../http/envelope';
+import { AgentTypeAccountGuard } from './agent-type-account.guard';
 import { CreateAgentTypeDto, UpdateAgentTypeDto } from './agents.dto';
 
 /** Spec 1 "Agent Types" (account actors only; no data wrapper; no DELETE). */
 @ApiTags('agent types')
 @Envelope('bare')
+@UseGuards(AgentTypeAccountGuard)
 @Controller('workspaces/:id/agent-types')
 export class AgentTypesController {
   constructor(

@@ -18,6 +18,7 @@ import {
   UpdateAgentTypeUseCase,
 } from '@hearth/app';
 import { AgentBindingsController } from './agent-bindings.controller';
+import { AgentTypeAccountGuard } from './agent-type-account.guard';
 import { AgentJobsController } from './agent-jobs.controller';
 import { AgentTypesController } from './agent-types.controller';
 
@@ -26,6 +27,7 @@ import { AgentTypesController } from './agent-types.controller';
   imports: [JobsModule.register()],
   controllers: [AgentTypesController, AgentBindingsController, AgentJobsController],
   providers: [
+    AgentTypeAccountGuard,
     AgentProjectAccess,
     ListAgentTypesUseCase,
     GetAgentTypeUseCase,

@@ -31,15 +31,20 @@ export async function requireAgentTypeWorkspace(
   workspaceId: string,
   notFound: () => DomainError = workspaceNotFound,
 ): Promise<WorkspaceRecord> {
+  requireAgentTypeActor(actor);
+  const workspace = await workspacesRepository.findWorkspace(db, workspaceId);
+  if (!workspace || workspace.account_id !== actor.accountId) throw notFound();
+  return workspace;
+}
+
+/** 403 `agent_type_account_only` for any caller but an account (its default Client). */
+export function requireAgentTypeActor(actor: Actor): void {
   if (actor.kind !== 'account')
     throw new DomainError(
       'agent_type_account_only',
       403,
       'Agent Types are managed by the account itself (its default Client), not by other Clients',
     );
-  const workspace = await workspacesRepository.findWorkspace(db, workspaceId);
-  if (!workspace || workspace.account_id !== actor.accountId) throw notFound();
-  return workspace;
 }
 
 /** A type of the Workspace, or 404 `agent_type_not_found`. */
