@@ -1,4 +1,5 @@
 import type { Actor } from '@hearth/permissions';
+import { accountsRepository } from '@hearth/persistence';
 import {
   accountActor,
   createAccountWithKey,
@@ -303,6 +304,23 @@ describe('operation-log read routes', () => {
     ]) {
       expect(text).not.toContain(secret);
     }
+  });
+
+  it("a library write's row names the account's default Workspace, so a Workspace filter finds it", async () => {
+    const book = await t.http
+      .post('/import/worldbook')
+      .set('x-api-key', alice.apiKey)
+      .send({ name: 'Logged book', data: { entries: {} } });
+    expect(book.status).toBe(201);
+    const workspace = await accountsRepository.findDefaultWorkspace(t.resources.database.db, alice.accountId);
+    const rows = (await get(`/operation-logs?target_id=${book.body.data.id}`, alice.apiKey)).data;
+    expect(rows.map((r) => [r.action, r.workspace_id, r.project_id])).toEqual([
+      ['import_worldbook', workspace!.id, null],
+    ]);
+    const filtered = (
+      await get(`/operation-logs?workspace_id=${workspace!.id}&action=import_worldbook`, alice.apiKey)
+    ).data;
+    expect(filtered.map((r) => r.target_id)).toContain(book.body.data.id);
   });
 
   it('records account, Client and key operations without any key', async () => {

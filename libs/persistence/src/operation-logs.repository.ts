@@ -1,4 +1,4 @@
-import type { Insertable, Selectable, SelectQueryBuilder } from 'kysely';
+import { sql, type Insertable, type Selectable, type SelectQueryBuilder } from 'kysely';
 import type { Executor } from './database';
 import type { Database, OperationLogsTable } from './tables';
 
@@ -49,8 +49,21 @@ function scoped(
 }
 
 export const operationLogsRepository = {
+  /**
+   * Inserts a row. An actor's row that names no Workspace (library, account and Client writes: they
+   * belong to no Project) gets the account's default Workspace, found in the same statement: spec 3
+   * keeps `workspace_id` null only for old or system rows, and a Workspace filter must find them.
+   */
   async insert(db: Executor, row: Insertable<OperationLogsTable>): Promise<OperationLogRow> {
-    return db.insertInto('operation_logs').values(row).returningAll().executeTakeFirstOrThrow();
+    const workspaceId =
+      row.workspace_id != null || row.actor_type === 'system' || !row.account_id
+        ? (row.workspace_id ?? null)
+        : sql<string | null>`(SELECT id FROM workspaces WHERE account_id = ${row.account_id} AND is_default)`;
+    return db
+      .insertInto('operation_logs')
+      .values({ ...row, workspace_id: workspaceId })
+      .returningAll()
+      .executeTakeFirstOrThrow();
   },
 
   /** One page of the visible rows, by time (ids are time-ordered and break ties). */
