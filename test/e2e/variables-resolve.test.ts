@@ -194,6 +194,7 @@ describe('Variables: resolve and the page ledger', () => {
   it.each([
     ['a page of another session', () => ({ session_id: hosts.sessionId, page_id: '$secondPage' })],
     ['a floor of another session', () => ({ session_id: hosts.sessionId, floor_id: '$secondFloor' })],
+    ['a branch of another session', () => ({ session_id: hosts.sessionId, branch_id: '$secondBranch' })],
     [
       'a floor_id that is not the page’s floor',
       () => ({ session_id: hosts.sessionId, page_id: hosts.openPage.id, floor_id: hosts.committedFloor.id }),
@@ -212,6 +213,7 @@ describe('Variables: resolve and the page ledger', () => {
     const substitute: Record<string, string> = {
       $secondPage: second.openPage.id,
       $secondFloor: second.openFloor.id,
+      $secondBranch: second.branchId,
       $secondBranchOfSession: extra,
     };
     const q = Object.fromEntries(Object.entries(query()).map(([k, v]) => [k, substitute[v] ?? v]));

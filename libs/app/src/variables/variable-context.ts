@@ -1,4 +1,5 @@
 import {
+  conversationRepository,
   variablesRepository,
   type Executor,
   type FloorRow,
@@ -70,7 +71,14 @@ export async function checkVariableContext(
   let branchId = input.branchId ? await branchIdOfName(db, accountId, session.id, input.branchId) : null;
   if (branchId) {
     const branch = await variablesRepository.findBranch(db, accountId, session.id, branchId);
-    if (!branch) throw variableHostNotFound('branch', branchScopeId(session.id, branchId));
+    if (!branch) {
+      // A branch of another session of the account disagrees with the context, as a floor would (400);
+      // a missing one, or another account's, is not found.
+      const elsewhere = await conversationRepository.findBranch(db, branchId);
+      if (elsewhere?.account_id === accountId)
+        throw variableContextInvalid('branch_id is not a branch of the session', { branch_id: branchId });
+      throw variableHostNotFound('branch', branchScopeId(session.id, branchId));
+    }
     if (floor && floor.branch_id !== branch.id) {
       const head = branch.head_floor_id
         ? await variablesRepository.findFloor(db, accountId, branch.head_floor_id)
