@@ -1,5 +1,5 @@
 import { sql, type Insertable, type Selectable } from 'kysely';
-import type { Db, Executor, Tx } from './database';
+import type { Executor, Tx } from './database';
 import type {
   AssetKind,
   AssetVersionsTable,
@@ -51,15 +51,6 @@ const anyOf = (column: string, ids: readonly string[]) =>
  */
 export const backupRepository = {
   // ---- whole-account reads of an export ----
-
-  /**
-   * Runs an export's reads in one REPEATABLE READ, READ ONLY transaction, so they all see one snapshot:
-   * a write between two reads (a worldbook deleted after the heads were listed, a version added) cannot
-   * give a document whose records do not match, which its own restore would refuse.
-   */
-  async inSnapshot<T>(db: Db, read: (tx: Tx) => Promise<T>): Promise<T> {
-    return db.transaction().setIsolationLevel('repeatable read').setAccessMode('read only').execute(read);
-  },
 
   async listCharacters(db: Executor, accountId: string): Promise<Array<Selectable<CharactersTable>>> {
     return db

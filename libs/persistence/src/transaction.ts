@@ -28,3 +28,13 @@ export async function inTransaction<T>(
   }
   return result;
 }
+
+/**
+ * Runs a multi-read (an export) in one REPEATABLE READ, READ ONLY transaction, so every read sees one
+ * snapshot: a write committing between two reads cannot give a document whose parts do not match (a
+ * branch head its floors do not hold, a page without its messages), which its own import would refuse.
+ * The reads run one after another on the transaction's connection.
+ */
+export async function inReadSnapshot<T>(db: Db, read: (tx: Tx) => Promise<T>): Promise<T> {
+  return db.transaction().setIsolationLevel('repeatable read').setAccessMode('read only').execute(read);
+}

@@ -1,7 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainError, parseJsonText } from '@hearth/domain';
 import { ProjectAccess, type Actor } from '@hearth/permissions';
-import { backupRepository, inTransaction, type BackupJobRow, type Db } from '@hearth/persistence';
+import {
+  backupRepository,
+  inReadSnapshot,
+  inTransaction,
+  type BackupJobRow,
+  type Db,
+} from '@hearth/persistence';
 import { CONFIG, DB, type AppConfig } from '@hearth/platform';
 import { OperationLogWriter } from '../operation-logs/operation-log-writer';
 import { buildBackupDocument } from './backup-export-builder';
@@ -36,9 +42,7 @@ export class RunBackupJobUseCase {
 
   private async exportBackup(job: BackupJobRow, actor: Actor): Promise<unknown> {
     const options = job.options as BackupExportOptions;
-    const built = await backupRepository.inSnapshot(this.db, (tx) =>
-      buildBackupDocument(tx, job.account_id, options),
-    );
+    const built = await inReadSnapshot(this.db, (tx) => buildBackupDocument(tx, job.account_id, options));
     const now = Date.now();
     const expiresAt = now + this.config.chatExportArtifactTtlMs;
     const result = { byte_count: built.byte_count, counts: built.counts };

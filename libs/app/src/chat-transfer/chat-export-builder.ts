@@ -60,16 +60,18 @@ export interface BuiltChatExport {
  * variables and memories when asked; `ext_jsonl` writes the live committed floors of `main` (the lineage of
  * its head, without superseded floors), pages merged into swipes, with the header an import kept and the
  * session's author's note in its `chat_metadata.note_*`.
+ *
+ * `db` is the export's snapshot transaction (`inReadSnapshot`, the chat export's or the backup's), in
+ * which `session` was read too: every read of the file sees one moment of the session, so turns
+ * committing meanwhile cannot tear it. The reads run one after another on its connection.
  */
 export async function buildChatExport(
   db: Executor,
   session: SessionRow,
   options: ChatExportOptions,
 ): Promise<BuiltChatExport> {
-  const [tree, stored] = await Promise.all([
-    chatTransferRepository.readSessionTree(db, session.account_id, session.id),
-    chatTransferRepository.findSessionData(db, session.account_id, session.id),
-  ]);
+  const tree = await chatTransferRepository.readSessionTree(db, session.account_id, session.id);
+  const stored = await chatTransferRepository.findSessionData(db, session.account_id, session.id);
   const characterName = await boundCharacterName(db, session);
   if (options.format === 'ext_jsonl') {
     const floors = mainLineage(tree);

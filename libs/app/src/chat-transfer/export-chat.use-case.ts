@@ -1,7 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainError } from '@hearth/domain';
 import { ProjectAccess, type Actor } from '@hearth/permissions';
-import { chatTransferRepository, type Db, type Executor, type SessionRow } from '@hearth/persistence';
+import {
+  chatTransferRepository,
+  inReadSnapshot,
+  type Db,
+  type Executor,
+  type SessionRow,
+} from '@hearth/persistence';
 import { CONFIG, DB, type AppConfig } from '@hearth/platform';
 import { OperationLogWriter } from '../operation-logs/operation-log-writer';
 import { requireSession } from '../sessions/session-access';
@@ -44,8 +50,9 @@ export function chatExportLog(session: SessionRow, counts: ChatExportCounts, ext
 }
 
 /**
- * `GET /export/chat/:id`: the file of the session, built at once. Above `CHAT_EXPORT_SYNC_MAX_MESSAGES`
- * stored messages (every branch) the route answers 409 `export_requires_async`.
+ * `GET /export/chat/:id`: the file of the session, built at once from one snapshot (every read in one
+ * REPEATABLE READ, READ ONLY transaction). Above `CHAT_EXPORT_SYNC_MAX_MESSAGES` stored messages (every
+ * branch) the route answers 409 `export_requires_async`.
  */
 @Injectable()
 export class ExportChatUseCase {
@@ -57,11 +64,14 @@ export class ExportChatUseCase {
   ) {}
 
   async execute(actor: Actor, sessionId: string, options: ChatExportOptions): Promise<ChatFile> {
-    const session = await requireExportableSession(this.access, this.db, actor, sessionId, 'not_found');
-    const max = this.config.chatExportSyncMaxMessages;
-    const count = await chatTransferRepository.countMessages(this.db, session.account_id, session.id);
-    if (count > max) throw exportRequiresAsync(count, max);
-    const built = await buildChatExport(this.db, session, options);
+    // The session, its message count and every row of the file: one snapshot (turns may be committing).
+    const { session, built } = await inReadSnapshot(this.db, async (tx) => {
+      const session = await requireExportableSession(this.access, tx, actor, sessionId, 'not_found');
+      const max = this.config.chatExportSyncMaxMessages;
+      const count = await chatTransferRepository.countMessages(tx, session.account_id, session.id);
+      if (count > max) throw exportRequiresAsync(count, max);
+      return { session, built: await buildChatExport(tx, session, options) };
+    });
     await this.operationLogs.write(
       this.db,
       actor,

@@ -1,7 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainError } from '@hearth/domain';
 import { ProjectAccess, type Actor } from '@hearth/permissions';
-import { chatTransferRepository, inTransaction, type ChatTransferJobRow, type Db } from '@hearth/persistence';
+import {
+  chatTransferRepository,
+  inReadSnapshot,
+  inTransaction,
+  type ChatTransferJobRow,
+  type Db,
+} from '@hearth/persistence';
 import { CONFIG, DB, type AppConfig } from '@hearth/platform';
 import { OperationLogWriter } from '../operation-logs/operation-log-writer';
 import { buildChatExport } from './chat-export-builder';
@@ -11,11 +17,12 @@ import { importChatInTransaction, parseChatFile, type ChatImportBinding } from '
 
 /**
  * The `chat.transfer` job (worker): an import parses the stored text and publishes the session in one
- * transaction; an export builds the file and stores it with `output_expires_at = now +
- * CHAT_EXPORT_ARTIFACT_TTL_MS`. Both act as the Client that asked. A rule failure (parse error, session
- * gone) is a `DomainError` below 500, so the job goes straight to `dead_letter` with the error on it.
- * Idempotent: the job row is locked and an import that already published returns its stored result.
- * The ledger (claim, lease, retries) is `RunLedgerJobUseCase`, which the processor wraps around this.
+ * transaction; an export builds the file from one snapshot (every read in one REPEATABLE READ, READ ONLY
+ * transaction) and stores it with `output_expires_at = now + CHAT_EXPORT_ARTIFACT_TTL_MS`. Both act as
+ * the Client that asked. A rule failure (parse error, session gone) is a `DomainError` below 500, so the
+ * job goes straight to `dead_letter` with the error on it. Idempotent: the job row is locked and an
+ * import that already published returns its stored result. The ledger (claim, lease, retries) is
+ * `RunLedgerJobUseCase`, which the processor wraps around this.
  */
 @Injectable()
 export class RunChatTransferJobUseCase {
@@ -75,14 +82,17 @@ export class RunChatTransferJobUseCase {
       include_variables: stored.include_variables ?? true,
       include_memories: stored.include_memories ?? true,
     };
-    const session = await requireExportableSession(
-      this.access,
-      this.db,
-      actor,
-      job.requested_session_id ?? '',
-      'session_not_found',
-    );
-    const built = await buildChatExport(this.db, session, options);
+    // The session and every row of the file: one snapshot (turns may be committing meanwhile).
+    const { session, built } = await inReadSnapshot(this.db, async (tx) => {
+      const session = await requireExportableSession(
+        this.access,
+        tx,
+        actor,
+        job.requested_session_id ?? '',
+        'session_not_found',
+      );
+      return { session, built: await buildChatExport(tx, session, options) };
+    });
     const now = Date.now();
     const expiresAt = now + this.config.chatExportArtifactTtlMs;
     const result = {
