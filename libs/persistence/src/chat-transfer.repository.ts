@@ -114,8 +114,8 @@ export const chatTransferRepository = {
 
   /**
    * Every branch, line, floor, page and message of the session, in storage order. An export reads it
-   * inside `inReadSnapshot`: each read on the pool would see its own moment. The reads run one after another
-   * (a transaction's statements take turns on its one connection anyway).
+   * inside `inReadSnapshot`: each read on the pool would see its own moment. The reads run one after
+   * another (a transaction's statements take turns on its one connection anyway).
    */
   async readSessionTree(db: Executor, accountId: string, sessionId: string): Promise<SessionTree> {
     const branches = await db
