@@ -1,11 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DomainError, ID_PREFIX, newId, type CandidateMessage } from '@hearth/domain';
+import { ID_PREFIX, newId, type CandidateMessage } from '@hearth/domain';
 import { ProjectAccess, type Actor } from '@hearth/permissions';
 import {
   floorsRepository,
   inTransaction,
   pageStagedWritesRepository,
-  projectsRepository,
   sessionsRepository,
   type Db,
   type PageStagedWriteRow,
@@ -14,7 +13,7 @@ import { DB } from '@hearth/platform';
 import type { WriteOrigin } from '../events/write-origin';
 import { ProjectEventWriter } from '../events/project-event-writer';
 import { OperationLogWriter } from '../operation-logs/operation-log-writer';
-import { ensureProjectActive } from '../projects/project-guards';
+import { lockActiveProject } from '../projects/project-guards';
 
 export interface AgentPageCandidateInput {
   projectId: string;
@@ -54,9 +53,7 @@ export class StageAgentPageCandidateUseCase {
       const grant = await this.access.require(actor, input.projectId, 'project.derived_output.write', {
         db: tx,
       });
-      const project = await projectsRepository.lockProject(tx, grant.project.id, 'share');
-      if (!project) throw new DomainError('project_not_found', 404, 'Project not found');
-      ensureProjectActive(project);
+      const project = await lockActiveProject(tx, grant.project.id);
       const floor = await floorsRepository.findFloorOfAccount(tx, project.account_id, input.floorId);
       const session = floor && (await sessionsRepository.findSession(tx, floor.session_id));
       if (!floor || session?.project_id !== project.id) return undefined;
