@@ -542,6 +542,53 @@ describe('LLM profiles', () => {
       expect(global.body.error.code).toBe('binding_not_found');
     });
 
+    it('concurrent unbinds of one binding: one 200, the others 404, one log', async () => {
+      const racer = await createAccountCaller(t, { name: 'Unbind racer' });
+      const p = await newProfile({}, racer);
+      expect((await bind(p.id, { instance_slot: 'director' }, racer.apiKey)).status).toBe(200);
+      const results = await Promise.all(
+        Array.from({ length: 10 }, () =>
+          call('delete', '/llm-profiles/bindings/director', undefined, racer.apiKey),
+        ),
+      );
+      const statuses = results.map((r) => r.status).sort();
+      expect(statuses).toEqual([200, ...Array(9).fill(404)]);
+      const logs = await t.resources.database.db
+        .selectFrom('operation_logs')
+        .select('action')
+        .where('account_id', '=', racer.accountId)
+        .where('action', '=', 'llm_profile.unbind')
+        .execute();
+      expect(logs).toHaveLength(1);
+    });
+
+    it('session-scoped activates racing the session delete: 200 or 404 session_scope_not_found, never 500', async () => {
+      const racer = await createAccountCaller(t, { name: 'Delete racer' });
+      const p = await newProfile({}, racer);
+      for (let round = 0; round < 5; round++) {
+        const session = await createSession(t, { apiKey: racer.apiKey });
+        const slots = ['narrator', 'director', 'verifier', 'memory', '*'].flatMap((slot) => [slot, slot]);
+        const results = await Promise.all([
+          t.http.delete(`/sessions/${session.id}`).set('x-api-key', racer.apiKey),
+          ...slots.map((slot) =>
+            bind(p.id, { scope: 'session', session_id: session.id, instance_slot: slot }, racer.apiKey),
+          ),
+        ]);
+        expect(results[0].status).toBe(200);
+        for (const res of results.slice(1))
+          expect(`${res.status} ${res.body.error?.code ?? ''}`).toMatch(
+            /^(200 |404 session_scope_not_found)$/,
+          );
+        // Whatever landed went with the session.
+        const left = await t.resources.database.db
+          .selectFrom('llm_profile_bindings')
+          .select('id')
+          .where('session_id', '=', session.id)
+          .execute();
+        expect(left).toEqual([]);
+      }
+    });
+
     it.each([
       ['/llm-profiles/bindings/writer', 'validation_error', 400],
       ['/llm-profiles/bindings/*?scope=session', 'validation_error', 400],

@@ -39,6 +39,15 @@ export const accountsRepository = {
     return db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
   },
 
+  /**
+   * The account row key-share-locked until the transaction ends: rows that reference it (a Client, a
+   * key of its Client) can be inserted, and a concurrent account delete (which locks the row for
+   * update) waits for the transaction, or came first and the account is not found.
+   */
+  async findAccountForKeyShare(tx: Tx, id: string): Promise<AccountRow | undefined> {
+    return tx.selectFrom('accounts').selectAll().where('id', '=', id).forKeyShare().executeTakeFirst();
+  },
+
   /** Accounts in creation order (the default account first), one page. */
   async listAccounts(db: Executor, page: { limit: number; offset: number }): Promise<AccountRow[]> {
     return db

@@ -249,8 +249,10 @@ export const llmBindingsRepository = {
       .executeTakeFirstOrThrow();
   },
 
-  async delete(db: Executor, id: string): Promise<void> {
-    await db.deleteFrom('llm_profile_bindings').where('id', '=', id).execute();
+  /** Deletes the binding; false when it was already gone (a concurrent unbind got there first). */
+  async delete(db: Executor, id: string): Promise<boolean> {
+    const result = await db.deleteFrom('llm_profile_bindings').where('id', '=', id).executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
   },
 
   /**

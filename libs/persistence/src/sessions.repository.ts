@@ -30,6 +30,21 @@ export const sessionsRepository = {
       .executeTakeFirst();
   },
 
+  /**
+   * The session row key-share-locked until the transaction ends: a row that references it (a binding
+   * naming the session) can be inserted, and a concurrent delete waits for the transaction (or came
+   * first, and then the row is not found).
+   */
+  async findSessionForKeyShare(tx: Tx, id: string): Promise<SessionRow | undefined> {
+    return tx
+      .selectFrom('sessions')
+      .selectAll()
+      .where('id', '=', id)
+      .where('kind', '=', 'standard')
+      .forKeyShare()
+      .executeTakeFirst();
+  },
+
   /** The session row locked until the transaction ends, so concurrent changes of one session serialise. */
   async findSessionForUpdate(
     tx: Tx,

@@ -21,7 +21,11 @@ export class IssueApiKeyUseCase {
   async execute(actor: Actor, accountId: string): Promise<{ client_id: string; api_key: string }> {
     requireAccountAdmin(actor);
     return inTransaction(this.db, async ({ tx }) => {
-      const account = visibleAccount(this.config, await accountsRepository.findAccount(tx, accountId));
+      // Key-share locked: an account delete running meanwhile comes first (404) or waits for the key.
+      const account = visibleAccount(
+        this.config,
+        await accountsRepository.findAccountForKeyShare(tx, accountId),
+      );
       const client = await accountsRepository.findDefaultClient(tx, account.id);
       if (!client) throw new Error(`Account ${account.id} has no default Client`);
       const apiKey = generateApiKey();

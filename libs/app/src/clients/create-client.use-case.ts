@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { apiKeyPrefix, generateApiKey, hashApiKey, ID_PREFIX, newId } from '@hearth/domain';
+import { apiKeyPrefix, DomainError, generateApiKey, hashApiKey, ID_PREFIX, newId } from '@hearth/domain';
 import type { Actor } from '@hearth/permissions';
 import {
   accountsRepository,
@@ -26,6 +26,10 @@ export class CreateClientUseCase {
   async execute(actor: Actor, input: { name: string }): Promise<{ client: ClientRow; apiKey: string }> {
     requireAccountActor(actor);
     return inTransaction(this.db, async ({ tx }) => {
+      // The caller's account, key-share locked: deleted meanwhile, its key no longer authenticates (401);
+      // a delete that comes later waits for the new Client and removes it with the account.
+      if (!(await accountsRepository.findAccountForKeyShare(tx, actor.accountId)))
+        throw new DomainError('unauthorized', 401, 'The account of this API key no longer exists');
       const now = Date.now();
       const client = await accountsRepository.insertClient(tx, {
         id: newId(ID_PREFIX.client),

@@ -1,6 +1,6 @@
 import { validationError } from '@hearth/domain';
 import type { Actor } from '@hearth/permissions';
-import { sessionsRepository, type Executor, type SessionRow } from '@hearth/persistence';
+import { sessionsRepository, type Executor, type SessionRow, type Tx } from '@hearth/persistence';
 import { sessionScopeNotFound, type BindingScope } from './llm-profile-rules';
 
 export interface ScopeInput {
@@ -42,9 +42,15 @@ export async function requireScopeSession(
   return session;
 }
 
-export async function resolveScope(db: Executor, actor: Actor, input: ScopeInput): Promise<ResolvedScope> {
+/**
+ * The scope a binding write names, inside its transaction: a session scope's session is key-share
+ * locked, so a concurrent session delete either comes first (404 `session_scope_not_found`) or waits
+ * for the write (whose binding it then removes with the session).
+ */
+export async function resolveScope(tx: Tx, actor: Actor, input: ScopeInput): Promise<ResolvedScope> {
   const scope = checkScopeInput(input);
   if (scope === 'global') return { scope, scopeId: 'global', session: null };
-  const session = await requireScopeSession(db, actor, input.session_id!);
+  const session = await sessionsRepository.findSessionForKeyShare(tx, input.session_id!);
+  if (!session || session.account_id !== actor.accountId) throw sessionScopeNotFound();
   return { scope, scopeId: session.id, session };
 }

@@ -38,8 +38,9 @@ export class UnbindLlmProfileUseCase {
         scopeId,
         slot,
       });
-      if (!binding) throw new DomainError('binding_not_found', 404, 'No binding for this slot and scope');
-      await llmBindingsRepository.delete(tx, binding.id);
+      // The delete decides between concurrent unbinds of one binding: only one removes it.
+      if (!binding || !(await llmBindingsRepository.delete(tx, binding.id)))
+        throw new DomainError('binding_not_found', 404, 'No binding for this slot and scope');
       await llmBindingsRepository.bumpResolutionVersion(tx, actor.accountId);
       await this.logs.write(tx, actor, {
         action: 'llm_profile.unbind',
