@@ -173,6 +173,26 @@ describe('turn routes: shared fields and transports', () => {
     expect(await floorsOf(t, mine.session.id)).toHaveLength(1);
   });
 
+  it('a branch reset beside a turn on the branch never deadlocks: the turn commits, the resets are 200 or 409', async () => {
+    for (let run = 0; run < 8; run++) {
+      const c = await oneTurn();
+      fake.script({ reply: 'slow enough', delayMs: 30 });
+      let done = false;
+      const turn = post(`/sessions/${c.session.id}/respond`, { message: 'racing a reset' }).then((r) => {
+        done = true;
+        return r;
+      });
+      const resets: Array<{ status: number; code?: string }> = [];
+      while (!done) {
+        const res = await post(`/sessions/${c.session.id}/branches/main/reset`, { floor_id: c.floorId });
+        resets.push({ status: res.status, code: res.body.error?.code });
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+      expect((await turn).status).toBe(200);
+      for (const r of resets) expect(r.status === 200 || (r.status === 409 && !!r.code)).toBe(true);
+    }
+  });
+
   it('a retry commits with its own floor.committed event', async () => {
     const c = await oneTurn();
     const res = await post(`/floors/${c.floorId}/retry`);

@@ -45,7 +45,13 @@ export const sessionsRepository = {
       .executeTakeFirst();
   },
 
-  /** The session row locked until the transaction ends, so concurrent changes of one session serialise. */
+  /**
+   * The session row locked until the transaction ends, so concurrent changes of one session serialise.
+   * `FOR NO KEY UPDATE`: the rows a turn inserts under the session (floors, pages, messages, variables)
+   * check their foreign key with a key-share lock, which this does not block, so a session write never
+   * waits for a turn that waits for it (a branch reset beside a turn deadlocked with `FOR UPDATE`). A
+   * delete of the session still waits for those inserts, then removes them with it.
+   */
   async findSessionForUpdate(
     tx: Tx,
     id: string,
@@ -56,7 +62,7 @@ export const sessionsRepository = {
       .selectAll()
       .where('id', '=', id)
       .where('kind', '=', kind)
-      .forUpdate()
+      .forNoKeyUpdate()
       .executeTakeFirst();
   },
 

@@ -157,7 +157,8 @@ export class CreateTemporaryConversationUseCase {
     visibility: 'client_visible' | 'internal',
   ): Promise<{ project: ProjectRow; source: SessionRow | null }> {
     if ('session_id' in source) {
-      const session = await sessionsRepository.findSession(tx, source.session_id);
+      // Key-share locked: a concurrent delete of the source comes first (404) or waits for the draft.
+      const session = await sessionsRepository.findSessionForKeyShare(tx, source.session_id);
       if (!session) throw sourceSessionNotFound();
       const { project } = await this.access.require(actor, session.project_id, 'project.session.write', {
         db: tx,
