@@ -1,6 +1,6 @@
 import { DomainError, validationError } from '@hearth/domain';
 import type { Actor } from '@hearth/permissions';
-import type { AccountRow } from '@hearth/persistence';
+import { accountsRepository, type AccountRow, type Tx } from '@hearth/persistence';
 import type { AppConfig } from '@hearth/platform';
 
 /**
@@ -51,3 +51,14 @@ export const accountRef = (a: AccountRow) => ({
   status: a.status,
   is_default: a.is_default,
 });
+
+/**
+ * For a write of the caller's own account inside `tx` (rows that reference the account): the account
+ * row key-share locked and still there. An account delete running meanwhile either comes first, and
+ * the caller's key no longer stands for an account (401 `unauthorized`), or waits for the write and
+ * then removes its rows with the account. Without it the race answered 500 (a foreign-key violation).
+ */
+export async function requireLiveAccount(tx: Tx, accountId: string): Promise<void> {
+  if (!(await accountsRepository.findAccountForKeyShare(tx, accountId)))
+    throw new DomainError('unauthorized', 401, 'The account of this API key no longer exists');
+}

@@ -17,6 +17,7 @@ import {
   type Db,
 } from '@hearth/persistence';
 import { CONFIG, DB, type AppConfig } from '@hearth/platform';
+import { requireLiveAccount } from '../accounts/account-rules';
 import { OperationLogWriter } from '../operation-logs/operation-log-writer';
 import {
   clientDataNamespaceConflict,
@@ -53,7 +54,9 @@ export class CreateClientDataNamespaceUseCase {
     const settings = namespaceSettings(input);
     try {
       return await inTransaction(this.db, async ({ tx }) => {
-        // The account's usage row orders concurrent registrations, so the count below is exact.
+        // The account first (as its delete locks it), then its usage row, which orders concurrent
+        // registrations, so the count below is exact.
+        await requireLiveAccount(tx, actor.accountId);
         await clientDataRepository.lockUsage(tx, actor.accountId);
         const registered = await clientDataRepository.countNamespaces(tx, actor.accountId);
         checkNamespaceCount(registered, 1);

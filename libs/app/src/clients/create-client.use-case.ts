@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { apiKeyPrefix, DomainError, generateApiKey, hashApiKey, ID_PREFIX, newId } from '@hearth/domain';
+import { apiKeyPrefix, generateApiKey, hashApiKey, ID_PREFIX, newId } from '@hearth/domain';
 import type { Actor } from '@hearth/permissions';
 import {
   accountsRepository,
@@ -10,6 +10,7 @@ import {
 } from '@hearth/persistence';
 import { DB } from '@hearth/platform';
 import { OperationLogWriter } from '../operation-logs/operation-log-writer';
+import { requireLiveAccount } from '../accounts/account-rules';
 import { clientRef, requireAccountActor } from './client-rules';
 
 /**
@@ -26,10 +27,7 @@ export class CreateClientUseCase {
   async execute(actor: Actor, input: { name: string }): Promise<{ client: ClientRow; apiKey: string }> {
     requireAccountActor(actor);
     return inTransaction(this.db, async ({ tx }) => {
-      // The caller's account, key-share locked: deleted meanwhile, its key no longer authenticates (401);
-      // a delete that comes later waits for the new Client and removes it with the account.
-      if (!(await accountsRepository.findAccountForKeyShare(tx, actor.accountId)))
-        throw new DomainError('unauthorized', 401, 'The account of this API key no longer exists');
+      await requireLiveAccount(tx, actor.accountId);
       const now = Date.now();
       const client = await accountsRepository.insertClient(tx, {
         id: newId(ID_PREFIX.client),

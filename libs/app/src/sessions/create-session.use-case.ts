@@ -13,6 +13,7 @@ import {
 } from '@hearth/persistence';
 import { DB } from '@hearth/platform';
 import { OperationLogWriter } from '../operation-logs/operation-log-writer';
+import { requireLiveAccount } from '../accounts/account-rules';
 import { lockActiveProject } from '../projects/project-guards';
 import { startSessionConversation } from '../conversation/session-conversation';
 import { sessionRef, type SessionBindingsInput } from './session-access';
@@ -69,6 +70,8 @@ export async function createSessionInTransaction(
     const granted = await deps.access.require(actor, input.project_id, 'project.session.write', { db: tx });
     project = await lockActiveProject(tx, granted.project.id);
   } else {
+    // The session's own Project belongs to the caller's account, which must still be there.
+    await requireLiveAccount(tx, actor.accountId);
     if (!actor.clientIsDefault) {
       throw new DomainError(
         'project_access_denied',
