@@ -55,7 +55,8 @@ export class StageAgentPageCandidateUseCase {
       });
       const project = await lockActiveProject(tx, grant.project.id);
       const floor = await floorsRepository.findFloorOfAccount(tx, project.account_id, input.floorId);
-      const session = floor && (await sessionsRepository.findSession(tx, floor.session_id));
+      // Key-share locked: a session delete running meanwhile waits for the candidate, or came first.
+      const session = floor && (await sessionsRepository.findSessionForKeyShare(tx, floor.session_id));
       if (!floor || session?.project_id !== project.id) return undefined;
       const page = await pageStagedWritesRepository.activeOutputPageOfFloor(tx, floor.id);
       if (!page) return undefined;
