@@ -14,6 +14,9 @@ describe('classifyDatabaseError', () => {
     [{ code: 'ECONNREFUSED' }, 'unavailable'],
     [new Error('Connection terminated unexpectedly'), 'unavailable'],
     [{ code: '23505' }, null],
+    [{ code: '23503', constraint: 'user_cards_account_id_fkey' }, 'account_gone'],
+    [{ code: '23503', constraint: 'llm_profile_bindings_session_id_fkey' }, null],
+    [{ code: '23503' }, null],
     [new Error('boom'), null],
     [null, null],
   ])('%p → %p', (error, kind) => {

@@ -4,9 +4,10 @@
  * surrogate in JSON, and 22003 a number past what its column or the query can hold (bad input, not a
  * server fault); 40001/40P01 a
  * serialisation failure or deadlock and 55P03 a lock timeout (busy: retry later); class 08, 57P01-57P03
- * and refused connections (the database is unreachable or restarting).
+ * and refused connections (the database is unreachable or restarting); 23503 on an `*_account_id_fkey`
+ * constraint a row written for an account deleted meanwhile (the caller's account is gone).
  */
-export type DatabaseErrorKind = 'invalid_text' | 'out_of_range' | 'busy' | 'unavailable';
+export type DatabaseErrorKind = 'invalid_text' | 'out_of_range' | 'busy' | 'unavailable' | 'account_gone';
 
 const CONNECTION_CODES = new Set([
   'ECONNREFUSED',
@@ -28,6 +29,8 @@ export function classifyDatabaseError(error: unknown): DatabaseErrorKind | null 
     if (code === '22P02' && /surrogate/i.test(String((error as { detail?: unknown }).detail ?? message)))
       return 'invalid_text';
     if (code === '22003') return 'out_of_range';
+    if (code === '23503' && /_account_id_fkey$/.test(String((error as { constraint?: unknown }).constraint)))
+      return 'account_gone';
     if (code === '40001' || code === '40P01' || code === '55P03') return 'busy';
     if (code.startsWith('08') || CONNECTION_CODES.has(code)) return 'unavailable';
   }

@@ -87,6 +87,13 @@ export class HttpExceptionFilter implements ExceptionFilter {
         },
       };
     }
+    if (databaseError === 'account_gone') {
+      // A write raced the delete of its account (the creates that can lock the account do so first).
+      return {
+        status: 401,
+        body: { error: { code: 'unauthorized', message: 'The account of this API key no longer exists' } },
+      };
+    }
     if (databaseError === 'busy') {
       return {
         status: 503,
