@@ -114,50 +114,51 @@ export const chatTransferRepository = {
 
   /**
    * Every branch, line, floor, page and message of the session, in storage order. An export reads it
-   * inside `inReadSnapshot`: each read on the pool would see its own moment. The reads run one after
-   * another (a transaction's statements take turns on its one connection anyway).
+   * inside `inReadSnapshot`: on the pool each read would see its own moment.
    */
   async readSessionTree(db: Executor, accountId: string, sessionId: string): Promise<SessionTree> {
-    const branches = await db
-      .selectFrom('branches')
-      .selectAll()
-      .where('account_id', '=', accountId)
-      .where('session_id', '=', sessionId)
-      .orderBy('created_at')
-      .orderBy('id')
-      .execute();
-    const lines = await db
-      .selectFrom('floor_lines')
-      .selectAll()
-      .where('account_id', '=', accountId)
-      .where('session_id', '=', sessionId)
-      .orderBy('created_at')
-      .orderBy('id')
-      .execute();
-    const floors = await db
-      .selectFrom('floors')
-      .selectAll()
-      .where('account_id', '=', accountId)
-      .where('session_id', '=', sessionId)
-      .orderBy('floor_no')
-      .orderBy('id')
-      .execute();
-    const pages = await db
-      .selectFrom('pages')
-      .selectAll()
-      .where('account_id', '=', accountId)
-      .where('session_id', '=', sessionId)
-      .orderBy('floor_id')
-      .orderBy('page_no')
-      .execute();
-    const messages = await db
-      .selectFrom('messages')
-      .selectAll()
-      .where('account_id', '=', accountId)
-      .where('session_id', '=', sessionId)
-      .orderBy('page_id')
-      .orderBy('seq')
-      .execute();
+    const [branches, lines, floors, pages, messages] = await Promise.all([
+      db
+        .selectFrom('branches')
+        .selectAll()
+        .where('account_id', '=', accountId)
+        .where('session_id', '=', sessionId)
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute(),
+      db
+        .selectFrom('floor_lines')
+        .selectAll()
+        .where('account_id', '=', accountId)
+        .where('session_id', '=', sessionId)
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute(),
+      db
+        .selectFrom('floors')
+        .selectAll()
+        .where('account_id', '=', accountId)
+        .where('session_id', '=', sessionId)
+        .orderBy('floor_no')
+        .orderBy('id')
+        .execute(),
+      db
+        .selectFrom('pages')
+        .selectAll()
+        .where('account_id', '=', accountId)
+        .where('session_id', '=', sessionId)
+        .orderBy('floor_id')
+        .orderBy('page_no')
+        .execute(),
+      db
+        .selectFrom('messages')
+        .selectAll()
+        .where('account_id', '=', accountId)
+        .where('session_id', '=', sessionId)
+        .orderBy('page_id')
+        .orderBy('seq')
+        .execute(),
+    ]);
     return { branches, lines, floors, pages, messages };
   },
 

@@ -6,12 +6,13 @@ import {
   GetAccountUseCase,
   IssueApiKeyUseCase,
   ListAccountsUseCase,
+  requireAccountAdmin,
   UpdateAccountUseCase,
 } from '@hearth/app';
 import type { Actor } from '@hearth/permissions';
 import { CurrentActor } from '../http/actor.decorator';
 import { DataList, Envelope } from '../http/envelope';
-import { AccountAdminGuard } from './account-admin.guard';
+import { ActorRuleGuard } from '../http/actor-rule.guard';
 import {
   CreateAccountDto,
   IdParamDto,
@@ -28,7 +29,7 @@ import {
  */
 @ApiTags('accounts')
 @Envelope('data')
-@UseGuards(AccountAdminGuard)
+@UseGuards(ActorRuleGuard(requireAccountAdmin))
 @Controller('accounts')
 export class AccountsController {
   constructor(

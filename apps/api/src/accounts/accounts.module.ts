@@ -7,13 +7,11 @@ import {
   ListAccountsUseCase,
   UpdateAccountUseCase,
 } from '@hearth/app';
-import { AccountAdminGuard } from './account-admin.guard';
 import { AccountsController } from './accounts.controller';
 
 @Module({
   controllers: [AccountsController],
   providers: [
-    AccountAdminGuard,
     ListAccountsUseCase,
     GetAccountUseCase,
     CreateAccountUseCase,

@@ -6,18 +6,19 @@ import {
   CreateAgentTypeUseCase,
   GetAgentTypeUseCase,
   ListAgentTypesUseCase,
+  requireAgentTypeActor,
   UpdateAgentTypeUseCase,
 } from '@hearth/app';
 import type { Actor } from '@hearth/permissions';
 import { CurrentActor } from '../http/actor.decorator';
 import { Envelope } from '../http/envelope';
-import { AgentTypeAccountGuard } from './agent-type-account.guard';
+import { ActorRuleGuard } from '../http/actor-rule.guard';
 import { CreateAgentTypeDto, UpdateAgentTypeDto } from './agents.dto';
 
 /** Spec 1 "Agent Types" (account actors only; no data wrapper; no DELETE). */
 @ApiTags('agent types')
 @Envelope('bare')
-@UseGuards(AgentTypeAccountGuard)
+@UseGuards(ActorRuleGuard(requireAgentTypeActor))
 @Controller('workspaces/:id/agent-types')
 export class AgentTypesController {
   constructor(

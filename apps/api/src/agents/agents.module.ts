@@ -18,7 +18,6 @@ import {
   UpdateAgentTypeUseCase,
 } from '@hearth/app';
 import { AgentBindingsController } from './agent-bindings.controller';
-import { AgentTypeAccountGuard } from './agent-type-account.guard';
 import { AgentJobsController } from './agent-jobs.controller';
 import { AgentTypesController } from './agent-types.controller';
 
@@ -27,7 +26,6 @@ import { AgentTypesController } from './agent-types.controller';
   imports: [JobsModule.register()],
   controllers: [AgentTypesController, AgentBindingsController, AgentJobsController],
   providers: [
-    AgentTypeAccountGuard,
     AgentProjectAccess,
     ListAgentTypesUseCase,
     GetAgentTypeUseCase,

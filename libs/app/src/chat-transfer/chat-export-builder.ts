@@ -63,15 +63,17 @@ export interface BuiltChatExport {
  *
  * `db` is the export's snapshot transaction (`inReadSnapshot`, the chat export's or the backup's), in
  * which `session` was read too: every read of the file sees one moment of the session, so turns
- * committing meanwhile cannot tear it. The reads run one after another on its connection.
+ * committing meanwhile cannot tear it.
  */
 export async function buildChatExport(
   db: Executor,
   session: SessionRow,
   options: ChatExportOptions,
 ): Promise<BuiltChatExport> {
-  const tree = await chatTransferRepository.readSessionTree(db, session.account_id, session.id);
-  const stored = await chatTransferRepository.findSessionData(db, session.account_id, session.id);
+  const [tree, stored] = await Promise.all([
+    chatTransferRepository.readSessionTree(db, session.account_id, session.id),
+    chatTransferRepository.findSessionData(db, session.account_id, session.id),
+  ]);
   const characterName = await boundCharacterName(db, session);
   if (options.format === 'ext_jsonl') {
     const floors = mainLineage(tree);

@@ -10,7 +10,6 @@ import {
 } from '@hearth/persistence';
 import { DB } from '@hearth/platform';
 import { OperationLogWriter } from '../operation-logs/operation-log-writer';
-import { requireLiveAccount } from '../accounts/account-rules';
 import { clientRef, requireAccountActor } from './client-rules';
 
 /**
@@ -27,7 +26,6 @@ export class CreateClientUseCase {
   async execute(actor: Actor, input: { name: string }): Promise<{ client: ClientRow; apiKey: string }> {
     requireAccountActor(actor);
     return inTransaction(this.db, async ({ tx }) => {
-      await requireLiveAccount(tx, actor.accountId);
       const now = Date.now();
       const client = await accountsRepository.insertClient(tx, {
         id: newId(ID_PREFIX.client),

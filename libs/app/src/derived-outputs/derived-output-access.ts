@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError } from '@hearth/domain';
 import { ProjectAccess, type Actor, type ProjectGrant } from '@hearth/permissions';
-import { projectsRepository, type DerivedOutputRow, type Executor, type Tx } from '@hearth/persistence';
+import type { DerivedOutputRow, Executor, Tx } from '@hearth/persistence';
+import { lockActiveProject } from '../projects/project-guards';
 
 export const projectArchived = () => new DomainError('project_archived', 409, 'The Project is archived');
 
@@ -41,10 +42,7 @@ export class DerivedOutputAccess {
    */
   async forChange(actor: Actor, projectId: string, tx: Tx): Promise<ProjectGrant> {
     const grant = await this.forWrite(actor, projectId, tx);
-    const project = await projectsRepository.lockProject(tx, grant.project.id, 'share');
-    if (!project) throw new DomainError('project_not_found', 404, 'Project not found');
-    if (project.status === 'archived') throw projectArchived();
-    return { project, role: grant.role };
+    return { project: await lockActiveProject(tx, grant.project.id), role: grant.role };
   }
 
   /** Owners change any entry; derivers only their own. */

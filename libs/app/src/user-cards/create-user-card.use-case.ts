@@ -9,7 +9,6 @@ import {
   type UserCardRow,
 } from '@hearth/persistence';
 import { DB } from '@hearth/platform';
-import { requireLiveAccount } from '../accounts/account-rules';
 import { OperationLogWriter } from '../operation-logs/operation-log-writer';
 import { checkUserCardSnapshot, userCardNameConflict, userCardRef } from './user-card-rules';
 
@@ -25,7 +24,6 @@ export class CreateUserCardUseCase {
     const snapshot = checkUserCardSnapshot(input.snapshot);
     try {
       return await inTransaction(this.db, async ({ tx }) => {
-        await requireLiveAccount(tx, actor.accountId);
         if (await userCardsRepository.findLiveByName(tx, actor.accountId, snapshot.name))
           throw userCardNameConflict(snapshot.name);
         const now = Date.now();
